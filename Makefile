@@ -5,8 +5,11 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# book pipeline: vendored offline JS (see tools/vendor_js.py) and the nbval options
+JS_STAMP := book-assets/static/offline-js/pins.json
+NBVAL    := --nbval --nbval-current-env --nbval-sanitize-with book/sanitize.cfg
 
-.PHONY: help install book test lint lab student grade bench clean
+.PHONY: help install book test lint lab student grade bench clean execute book-html test-notebooks
 
 help:
 	@echo "make book     build the HTML course book into _build/html"
@@ -16,15 +19,17 @@ help:
 	@echo "make grade NB=path   grade one submitted notebook or a folder of them"
 	@echo "make bench    time nbcore against scikit-learn"
 
-install: $(STAMP)
+install: $(STAMP) $(JS_STAMP)
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[dev]"
 	touch $(STAMP)
 
-test: $(STAMP)
+test: $(STAMP) $(JS_STAMP)
+	$(MAKE) --no-print-directory book-html
 	$(BIN)/python -m pytest -n 2 --dist loadscope tests
+	$(MAKE) --no-print-directory test-notebooks
 
 lint: $(STAMP)
 	$(BIN)/ruff check nbcore tests benchmarks
@@ -35,3 +40,47 @@ bench: $(STAMP)
 
 clean:
 	rm -rf _build
+
+# --- book pipeline: JS vendoring, book, lab, execute, notebook tests -------------------------
+# The HTML book works offline: the ipywidgets HTML manager and require.js are fetched from the
+# npm registry once, at install time, checked against pinned SHA-512 hashes, and copied into
+# book-assets/static/ (served as _build/html/_static/offline-js/).
+
+$(JS_STAMP): tools/vendor_js.py | $(STAMP)
+	$(BIN)/python tools/vendor_js.py
+
+# Every notebook is executed (execution: force), warnings are errors.
+book-html: $(STAMP) $(JS_STAMP)
+	$(BIN)/jupyter-book build -W -n --keep-going --all .
+
+book: book-html
+	@echo "The book is at $(CURDIR)/_build/html/index.html"
+
+# Sync each book/NN_slug.md with its .ipynb and store the outputs of a real run in the .ipynb.
+execute: $(STAMP)
+	$(BIN)/python tools/execute.py
+
+# Every cell of every chapter notebook runs; its output must equal the stored one.
+test-notebooks: $(STAMP)
+	$(BIN)/python -m pytest -n 2 --dist loadscope $(NBVAL) book
+
+# JupyterLab on the book with the .venv kernel (the env's kernels win over user ones); MyST .md
+# chapters open as notebooks (book-assets/jupyter/labconfig). Nothing is fetched from the web:
+# no extension manager listings, no news feed, no update check.
+lab: $(STAMP)
+	JUPYTER_PREFER_ENV_PATH=1 JUPYTER_CONFIG_PATH=$(CURDIR)/book-assets/jupyter \
+		$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/book \
+		--LabApp.extension_manager=readonly --LabApp.news_url=None \
+		--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate \
+		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
+
+# --- classroom: student copies and grading (nbcore/classroom, format in nbcore/exercises.py) --
+# Student copies of every chapter: solutions removed, answer cells in their place.
+student: $(STAMP)
+	$(BIN)/python -m nbcore.classroom student book --out _build/student
+
+# Grade one returned notebook or a folder of them (a folder also gets gradebook.csv).
+# Options: GRADEFLAGS="--timeout 30 --csv grades.csv".
+grade: $(STAMP)
+	@test -n "$(NB)" || { echo "usage: make grade NB=path/to/notebook-or-folder" >&2; exit 2; }
+	$(BIN)/python -m nbcore.classroom grade $(NB) $(GRADEFLAGS)

@@ -1,0 +1,278 @@
+"""The built HTML book loads nothing from outside itself.
+
+Parses every .html and .css file of ``_build/html`` (built by ``make book``; ``make test``
+builds it first) and fails on any script, stylesheet, font, image or frame that would be
+fetched from another host: an ``http://``, ``https://`` or protocol-relative ``//`` URL in a
+``src``/``href``/``srcset`` that the browser loads, in a ``style`` attribute or ``<style>``
+block, or in a CSS ``@import``, ``url()`` or ``@font-face``. Plain links to other pages
+(``<a href>``) are allowed: a reader follows them, the page does not load them.
+"""
+
+import importlib.util
+import json
+import os
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = Path(os.environ.get("BOOK_HTML_DIR", ROOT / "_build" / "html"))
+
+EXTERNAL = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)
+# link rel values whose href the browser fetches by itself
+LOADED_LINK_RELS = {
+    "stylesheet",
+    "preload",
+    "modulepreload",
+    "prefetch",
+    "preconnect",
+    "dns-prefetch",
+    "icon",
+    "shortcut",
+    "apple-touch-icon",
+    "manifest",
+    "mask-icon",
+}
+LOADED_ATTRS = {
+    "script": ("src",),
+    "img": ("src", "srcset"),
+    "iframe": ("src",),
+    "frame": ("src",),
+    "embed": ("src",),
+    "object": ("data",),
+    "source": ("src", "srcset"),
+    "video": ("src", "poster"),
+    "audio": ("src",),
+    "track": ("src",),
+    "input": ("src",),
+    "image": ("href", "xlink:href"),
+    "use": ("href", "xlink:href"),
+}
+CSS_URL = re.compile(r"url\(\s*(['\"]?)(.*?)\1\s*\)", re.IGNORECASE | re.DOTALL)
+CSS_IMPORT = re.compile(r"@import\s+(?:url\(\s*)?(['\"]?)([^'\")\s;]+)\1", re.IGNORECASE)
+CSS_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+
+
+def _urls_of(attr, value):
+    if attr in ("srcset",):
+        return [part.strip().split()[0] for part in value.split(",") if part.strip()]
+    return [value]
+
+
+def external_css_refs(css):
+    """External URLs a stylesheet would load (@import, url(), so also @font-face src)."""
+    css = CSS_COMMENT.sub("", css)
+    found = []
+    for _, url in CSS_URL.findall(css):
+        if not url.strip().lower().startswith("data:") and EXTERNAL.match(url):
+            found.append(url.strip())
+    for _, url in CSS_IMPORT.findall(css):
+        if EXTERNAL.match(url):
+            found.append(url.strip())
+    return sorted(set(found))
+
+
+class _RefCollector(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.external = []
+        self._in_style = False
+        self._style = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = {k.lower(): (v or "") for k, v in attrs}
+        for attr in LOADED_ATTRS.get(tag, ()):
+            for url in _urls_of(attr, attrs.get(attr, "")):
+                if EXTERNAL.match(url):
+                    self.external.append(f"<{tag} {attr}={url!r}>")
+        if tag == "link":
+            rels = set(attrs.get("rel", "").lower().split())
+            if rels & LOADED_LINK_RELS and EXTERNAL.match(attrs.get("href", "")):
+                self.external.append(f"<link rel={attrs['rel']!r} href={attrs['href']!r}>")
+        if "style" in attrs:
+            self.external += [f"<{tag} style> {u}" for u in external_css_refs(attrs["style"])]
+        if tag == "style":
+            self._in_style, self._style = True, []
+
+    def handle_endtag(self, tag):
+        if tag == "style" and self._in_style:
+            self._in_style = False
+            self.external += [f"<style> {u}" for u in external_css_refs("".join(self._style))]
+
+    def handle_data(self, data):
+        if self._in_style:
+            self._style.append(data)
+
+
+def external_html_refs(html):
+    parser = _RefCollector()
+    parser.feed(html)
+    parser.close()
+    return parser.external
+
+
+def _built_files(pattern):
+    if not (BUILD / "index.html").is_file():
+        pytest.fail(f"no built book in {BUILD}: run `make book` first (make test does)")
+    return sorted(BUILD.rglob(pattern))
+
+
+# --- the scanner itself catches what it must ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        '<script src="https://cdn.example.org/x.js"></script>',
+        '<script src="//cdn.example.org/x.js"></script>',
+        '<link rel="stylesheet" href="http://fonts.example.com/css">',
+        '<link rel="preload" as="font" href="https://x.org/f.woff2">',
+        '<img alt="a" src="https://x.org/a.png">',
+        '<img alt="a" src="a.png" srcset="a.png 1x, https://x.org/a2.png 2x">',
+        '<iframe src="https://www.example.com/embed"></iframe>',
+        "<style>@import url('https://fonts.example.com/css');</style>",
+        '<div style="background: url(//x.org/bg.png)"></div>',
+    ],
+)
+def test_scanner_flags_external_loads(html):
+    assert external_html_refs(html)
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        '<a href="https://en.wikipedia.org/wiki/Naive_Bayes_classifier">a link</a>',
+        '<script src="../_static/offline-js/requirejs/require.js"></script>',
+        '<link rel="canonical" href="https://example.org/book/">',
+        '<img alt="a" src="data:image/png;base64,AAAA">',
+        '<style>.x { background: url("data:image/svg+xml;utf8,'
+        "<svg xmlns='http://www.w3.org/2000/svg'/>\") }</style>",
+        '<script>const u = "https://example.org/not-loaded";</script>',
+    ],
+)
+def test_scanner_allows_local_loads_and_plain_links(html):
+    assert external_html_refs(html) == []
+
+
+def test_css_scanner():
+    css = """
+    /* @import url(https://commented.out/x.css); */
+    @import "../basic.css";
+    @import url("https://fonts.example.com/css?family=Roboto");
+    @font-face { font-family: X; src: url(https://x.org/f.woff2) format("woff2"),
+                 url(../fonts/f.ttf); }
+    .a { background: url("data:image/svg+xml;charset=utf-8,%3Csvg
+         xmlns='http://www.w3.org/2000/svg'%3E"); }
+    """
+    assert external_css_refs(css) == [
+        "https://fonts.example.com/css?family=Roboto",
+        "https://x.org/f.woff2",
+    ]
+
+
+# --- the built book ---------------------------------------------------------------------
+
+
+def test_no_external_loads_in_any_html_page():
+    pages = _built_files("*.html")
+    assert len(pages) >= 3
+    problems = {}
+    for page in pages:
+        refs = external_html_refs(page.read_text(encoding="utf-8", errors="replace"))
+        if refs:
+            problems[str(page.relative_to(BUILD))] = refs
+    assert not problems, f"pages load resources from other hosts: {problems}"
+
+
+def test_no_external_loads_in_any_stylesheet():
+    sheets = _built_files("*.css")
+    assert sheets
+    problems = {}
+    for sheet in sheets:
+        refs = external_css_refs(sheet.read_text(encoding="utf-8", errors="replace"))
+        if refs:
+            problems[str(sheet.relative_to(BUILD))] = refs
+    assert not problems, f"stylesheets load resources from other hosts: {problems}"
+
+
+def _chapter_pages_with_widgets():
+    return [
+        p
+        for p in _built_files("*.html")
+        if "application/vnd.jupyter.widget-state+json" in p.read_text(encoding="utf-8")
+    ]
+
+
+def test_widget_pages_use_the_vendored_manager():
+    pages = _chapter_pages_with_widgets()
+    assert pages, "no page embeds widget state; the weather chapter should"
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        for script in ("offline-js/requirejs/require.js", "offline-js/html-manager/embed-amd.js"):
+            assert f"_static/{script}?" in html or f'_static/{script}"' in html, (page, script)
+        assert "cdn.jsdelivr.net" not in html and "cdnjs.cloudflare.com" not in html
+    for vendored in ("requirejs/require.js", "html-manager/embed-amd.js"):
+        assert (BUILD / "_static" / "offline-js" / vendored).stat().st_size > 10_000
+
+
+def test_math_comes_from_the_bundled_mathjax():
+    pages = [p for p in _built_files("*.html") if 'class="math' in p.read_text(encoding="utf-8")]
+    assert pages, "no page has math; the notation page and the weather chapter should"
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        assert re.search(r'src="[./]*_static/mathjax/tex-chtml\.js', html), page
+    assert (BUILD / "_static" / "mathjax" / "tex-chtml.js").is_file()
+
+
+def test_no_launch_buttons_thebe_or_analytics():
+    for page in _built_files("*.html"):
+        html = page.read_text(encoding="utf-8")
+        for marker in ("binder", "colab.research", "deepnote", "googletagmanager", "plausible"):
+            assert marker not in html.lower(), (page, marker)
+        assert "thebe-launch-button" not in html, page
+
+
+def test_config_has_the_required_build_settings():
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    required = {".*", "_build", "README.md", "tests", "nbcore", "benchmarks", "book/**.ipynb"}
+    assert required <= set(config["exclude_patterns"])
+    assert config["execute"]["execute_notebooks"] == "force"
+    assert config["execute"]["allow_errors"] is False
+    extensions = config["sphinx"]["config"]["extensions"]
+    assert "sphinx-mathjax-offline" in extensions
+    assert "sphinx_thebe" not in extensions and "sphinx.ext.intersphinx" not in extensions
+    js = config["sphinx"]["config"]["nb_ipywidgets_js"]
+    assert all(not EXTERNAL.match(path) for path in js)
+    assert "url" not in config.get("repository", {}) or re.match(
+        r"https://(github\.com|gitlab\.com|bitbucket\.org)/", config["repository"]["url"]
+    )
+
+
+def _vendor_module():
+    spec = importlib.util.spec_from_file_location("vendor_js", ROOT / "tools" / "vendor_js.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_vendor_hash_is_npm_integrity_format(tmp_path):
+    vendor = _vendor_module()
+    sample = tmp_path / "abc"
+    sample.write_bytes(b"abc")
+    # SHA-512 of "abc" (FIPS 180-2 test vector), base64, as npm writes integrity
+    assert vendor.sri_sha512(sample) == (
+        "sha512-3a81oZNherrMQXNJriBBMRLm+k6JqX6iCp7u5ktV05ohkpkqJ0/BqDa6PCOj/uu9RU1EI2Q86A4qmslPpUyknw=="
+    )
+    for spec in vendor.PINS.values():
+        assert re.fullmatch(r"sha512-[A-Za-z0-9+/]{86}==", spec["integrity"])
+
+
+def test_vendored_js_matches_the_pins():
+    vendor = _vendor_module()
+    assert vendor.vendored_ok(), "vendored JavaScript missing or stale: run `make install`"
+    for name, spec in vendor.PINS.items():
+        meta = json.loads((vendor.DEST / spec["folder"] / "package.json").read_text("utf-8"))
+        assert (meta["name"], meta["version"]) == (name, spec["version"])

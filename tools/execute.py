@@ -1,0 +1,108 @@
+"""Run the book's chapters and store their real outputs in the paired notebooks.
+
+For each chapter ``book/NN_slug.md`` (a MyST notebook paired with ``book/NN_slug.ipynb``):
+
+1. ``jupytext --sync``: the newer of the two files gives the cells' inputs to the other;
+2. the ``.ipynb`` is executed from top to bottom with nbclient, in ``book/`` as the working
+   directory and with the current Python environment's kernel, and saved with its outputs
+   and its widget state (so the HTML book can show the widgets);
+3. the random ids that ipywidgets gives its models are renamed to ids numbered in order of
+   appearance, so that running an unchanged chapter again rewrites the same file.
+
+Outputs are never edited by hand: `make test` re-runs every notebook (nbval) and fails when a
+stored output differs from a fresh one.
+
+Usage: ``python tools/execute.py [book/06_weather.md ...]`` (default: every paired chapter).
+"""
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+import jupytext
+import nbformat
+from jupytext.cli import jupytext as jupytext_cli
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+BOOK = ROOT / "book"
+TIMEOUT = 600  # seconds per cell
+KERNEL = "python3"
+
+_MODEL_ID = re.compile(r"^[0-9a-f]{32}$")
+
+
+def paired_chapters():
+    """Every MyST chapter in book/ that is paired with an .ipynb (jupytext formats)."""
+    chapters = []
+    for md in sorted(BOOK.glob("*.md")):
+        header = jupytext.read(md).metadata.get("jupytext", {})
+        if "ipynb" in str(header.get("formats", "")):
+            chapters.append(md)
+    return chapters
+
+
+def stable_widget_ids(nb):
+    """Rename ipywidgets' random model ids to ids numbered in order of first appearance."""
+    state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json")
+    if not state or not state.get("state"):
+        return nb
+    ids = [key for key in state["state"] if _MODEL_ID.match(key)]
+    # Order by first appearance in the outputs, then in the state, so the numbering follows
+    # the notebook and not the kernel's creation order.
+    text = json.dumps(nb, sort_keys=False)
+    ids.sort(key=lambda key: text.find(key))
+    mapping = {old: f"{i + 1:032x}" for i, old in enumerate(ids)}
+    if not mapping:
+        return nb
+    pattern = re.compile("|".join(map(re.escape, mapping)))
+    return nbformat.from_dict(json.loads(pattern.sub(lambda m: mapping[m.group(0)], text)))
+
+
+def execute(md_path):
+    md_path = Path(md_path).resolve()
+    ipynb_path = md_path.with_suffix(".ipynb")
+    # 1. inputs: newest file wins, both rewritten
+    status = jupytext_cli(["--sync", "--quiet", str(md_path)])
+    if status:
+        raise SystemExit(f"jupytext --sync failed for {md_path}")
+    # 2. outputs: run the notebook with the current environment's kernel
+    nb = nbformat.read(ipynb_path, as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=TIMEOUT,
+        kernel_name=KERNEL,
+        allow_errors=False,
+        record_timing=False,
+        store_widget_state=True,
+        resources={"metadata": {"path": str(md_path.parent)}},
+    )
+    client.execute()
+    nb = stable_widget_ids(nb)
+    # 3. write through jupytext, so the pair stays in sync (the .md text is unchanged)
+    jupytext.write(nb, ipynb_path, fmt="ipynb")
+    status = jupytext_cli(["--sync", "--quiet", str(ipynb_path)])
+    if status:
+        raise SystemExit(f"jupytext --sync failed for {ipynb_path}")
+    print(f"executed {ipynb_path.relative_to(ROOT)}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("chapters", nargs="*", help="MyST chapters (default: all paired)")
+    args = parser.parse_args(argv)
+    chapters = [Path(p) for p in args.chapters] or paired_chapters()
+    if not chapters:
+        print("no paired chapters found in book/", file=sys.stderr)
+        return 1
+    for md in chapters:
+        if md.suffix == ".ipynb":
+            md = md.with_suffix(".md")
+        execute(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
