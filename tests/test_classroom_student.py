@@ -1,0 +1,260 @@
+"""Student copies: nothing of a solution survives; the checks and their verdicts do."""
+
+import ast
+import json
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from nbcore import exercises
+from nbcore.classroom.markup import ExerciseFormatError, find_exercises
+from nbcore.classroom.student import (
+    chapter_sources,
+    make_student_copies,
+    placeholder_source,
+    read_chapter,
+    student_copy,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT / "tests" / "fixtures" / "book" / "90_spam.ipynb"
+
+
+@pytest.fixture(scope="module")
+def copies(tmp_path_factory):
+    """The fixture chapter's student copy, made by the command line (one kernel run)."""
+    out = tmp_path_factory.mktemp("student")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "nbcore.classroom",
+            "student",
+            str(FIXTURE.parent),
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"wrote {out / '90_spam.ipynb'} (5 exercises)"
+    instructor = nbformat.read(FIXTURE, as_version=4)
+    return {
+        "instructor": instructor,
+        "exercises": find_exercises(instructor),
+        "path": out / "90_spam.ipynb",
+        "student": nbformat.read(out / "90_spam.ipynb", as_version=4),
+    }
+
+
+def _texts(cell):
+    """Source and every text output of a cell."""
+    texts = [cell.source]
+    for output in cell.get("outputs", []):
+        texts.append(output.get("text", ""))
+        for value in output.get("data", {}).values():
+            texts.append(value if isinstance(value, str) else json.dumps(value))
+    return texts
+
+
+def _surviving_solution_text(instructor, found, raw):
+    """(solution lines found in the student file ``raw``, number of lines looked for).
+
+    Every line of every solution cell, source and outputs, is looked for in the whole JSON
+    text, as written and JSON-escaped; lines that the chapter shows outside its solutions
+    anyway, and lines of punctuation only, are not looked for.
+    """
+    solution_cells = {i for exercise in found for i in exercise.solution_cells}
+    kept = "\n".join(
+        text
+        for i, cell in enumerate(instructor.cells)
+        if i not in solution_cells
+        for text in _texts(cell)
+    )
+    survivors, checked = [], 0
+    for index in sorted(solution_cells):
+        cell = instructor.cells[index]
+        if cell.id in raw:
+            survivors.append(f"cell id {cell.id}")
+        for text in _texts(cell):
+            for line in text.splitlines():
+                line = line.strip()
+                if not re.search(r"\w", line) or line in kept:
+                    continue
+                checked += 1
+                if line in raw or json.dumps(line)[1:-1] in raw:
+                    survivors.append(line)
+    return survivors, checked
+
+
+def test_no_line_of_any_solution_survives(copies):
+    raw = copies["path"].read_text(encoding="utf-8")
+    survivors, checked = _surviving_solution_text(copies["instructor"], copies["exercises"], raw)
+    assert survivors == []
+    assert checked >= 10  # the fixture's solutions are distinctive
+
+
+def test_no_solution_survives_in_any_book_chapter():
+    """Every chapter of the book, as its student copy is written (sealed keys stubbed: the
+    expected values are sealed in the fixture's tests, with a kernel)."""
+    chapters = chapter_sources([ROOT / "book"])
+    assert chapters
+    for source in chapters:
+        instructor = read_chapter(source)
+        found = find_exercises(instructor)
+        copy = student_copy(instructor, found, {e.id: "stub" for e in found}, source.stem)
+        raw = json.dumps(copy, ensure_ascii=False, indent=1) + json.dumps(copy)
+        survivors, _ = _surviving_solution_text(instructor, found, raw)
+        assert survivors == [], source.name
+        placeholders = [c for c in copy.cells if c.metadata.get("role") == "answer"]
+        assert len(placeholders) == len(found)
+
+
+def test_expected_values_are_sealed_not_written(copies):
+    instructor, found = copies["instructor"], copies["exercises"]
+    raw = copies["path"].read_text(encoding="utf-8")
+    student_checks = {
+        c.metadata["exercise"]: c
+        for c in copies["student"].cells
+        if c.metadata.get("role") == "check"
+    }
+    for exercise in found:
+        source = instructor.cells[exercise.check_cell].source
+        node = ast.parse(source)
+        call = next(n for n in ast.walk(node) if isinstance(n, ast.Call) and n.args)
+        expected = next(k.value for k in call.keywords if k.arg == "expected")
+        assert ast.unparse(expected) not in raw
+        assert ast.get_source_segment(source, expected) not in raw
+        assert 'exercises.sealed("' in student_checks[exercise.id].source
+    assert "0.42857" not in raw  # P(offer | spam) = 6 / 14
+    key = re.search(r'sealed\("([^"]+)"\)', student_checks["90.1"].source).group(1)
+    assert exercises.sealed(key) == pytest.approx(6 / 14, rel=1e-15)
+
+
+def test_answer_cells_replace_the_solutions(copies):
+    student, found = copies["student"], copies["exercises"]
+    answers = [c for c in student.cells if c.metadata.get("role") == "answer"]
+    assert [c.metadata["exercise"] for c in answers] == [e.id for e in found]
+    for cell, exercise in zip(answers, found, strict=True):
+        assert cell.source == placeholder_source(exercise)
+        assert cell.source.endswith(f"\n{exercise.answer_name} = ...")
+        assert cell.outputs == [] and cell.execution_count is None
+        index = student.cells.index(cell)
+        assert student.cells[index + 1].metadata.get("role") == "check"
+    assert not [c for c in student.cells if c.metadata.get("role") == "solution"]
+
+
+def test_checks_kept_read_only_with_their_verdicts(copies):
+    checks = [c for c in copies["student"].cells if c.metadata.get("role") == "check"]
+    assert len(checks) == 5
+    for cell, exercise in zip(checks, copies["exercises"], strict=True):
+        assert cell.metadata["editable"] is False and cell.metadata["deletable"] is False
+        assert cell.execution_count is not None
+        assert [o.text for o in cell.outputs] == [
+            exercises.verdict_line(exercise.id, "correct", exercise.points) + "\n"
+        ]
+
+
+def test_the_rest_of_the_chapter_is_kept(copies):
+    student = copies["student"]
+    assert "jupytext" not in student.metadata
+    assert student.metadata["nbcore"] == {"chapter": "90_spam", "copy": "student"}
+    first = next(c for c in student.cells if c.cell_type == "code")
+    assert first.outputs[0]["data"]["text/plain"] == "array([[1, 6, 1],\n       [5, 1, 5]])"
+    counts = [c.execution_count for c in student.cells if c.cell_type == "code"]
+    numbered = [n for n in counts if n is not None]
+    assert numbered == list(range(1, len(numbered) + 1))
+    nbformat.validate(student)
+
+
+def test_copies_are_reproducible(copies, tmp_path):
+    (again,) = make_student_copies([FIXTURE], tmp_path, log=lambda message: None)
+    assert again.read_bytes() == copies["path"].read_bytes()
+
+
+def _fill(student, sources):
+    """The student copy with answers written in: {exercise: source of the answer cell}."""
+    nb = nbformat.from_dict(json.loads(json.dumps(student)))
+    for cell in nb.cells:
+        if cell.metadata.get("role") == "answer" and cell.metadata["exercise"] in sources:
+            cell.source = sources[cell.metadata["exercise"]]
+    return nb
+
+
+def test_nbval_passes_on_finished_copies_only(copies, tmp_path):
+    """nbval in strict mode: the book's copy and a finished copy pass, a blank one fails its
+    checks, and nothing else."""
+    instructor, found = copies["instructor"], copies["exercises"]
+    solutions = {
+        e.id: "\n".join(instructor.cells[i].source for i in e.solution_cells) for e in found
+    }
+    shutil.copy(FIXTURE, tmp_path / "book.ipynb")
+    shutil.copy(copies["path"], tmp_path / "blank.ipynb")
+    nbformat.write(_fill(copies["student"], solutions), tmp_path / "finished.ipynb")
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--nbval",
+            "--nbval-current-env",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-c",
+            "pytest.ini",
+            "--junitxml=report.xml",
+            "book.ipynb",
+            "blank.ipynb",
+            "finished.ipynb",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 1, done.stdout[-2000:]
+    failed = {}
+    for case in ET.parse(tmp_path / "report.xml").iter("testcase"):
+        bad = case.find("failure") is not None or case.find("error") is not None
+        failed.setdefault(case.get("classname"), []).append(bad)
+    assert not any(failed["book.ipynb"]) and not any(failed["finished.ipynb"])
+    blank = nbformat.read(tmp_path / "blank.ipynb", as_version=4)
+    roles = [c.metadata.get("role") for c in blank.cells if c.cell_type == "code"]
+    assert failed["blank.ipynb"] == [role == "check" for role in roles]
+
+
+def test_a_cell_that_would_leak_is_refused(tmp_path):
+    nb = nbformat.read(FIXTURE, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell("print(round(p_offer_spam, 3))"))
+    nbformat.write(nb, tmp_path / "90_spam.ipynb")
+    with pytest.raises(ExerciseFormatError, match="uses p_offer_spam, which only the solution"):
+        make_student_copies([tmp_path / "90_spam.ipynb"], tmp_path / "out")
+    assert not (tmp_path / "out" / "90_spam.ipynb").exists()
+
+
+def test_a_solution_that_fails_its_check_is_refused(tmp_path):
+    nb = nbformat.read(FIXTURE, as_version=4)
+    (first, *_) = find_exercises(nb)
+    nb.cells[first.solution_cells[0]].source = "p_offer_spam = 5 / 11"
+    nbformat.write(nb, tmp_path / "90_spam.ipynb")
+    with pytest.raises(ExerciseFormatError, match="exercise 90.1 fails its own check: .*smoothing"):
+        make_student_copies([tmp_path / "90_spam.ipynb"], tmp_path / "out")
+
+
+def test_make_student_target():
+    done = subprocess.run(
+        ["make", "-n", "student"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert "-m nbcore.classroom student book --out _build/student" in done.stdout
