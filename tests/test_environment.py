@@ -64,8 +64,12 @@ def test_environment_pins_agree_with_constraints():
 
 @pytest.mark.parametrize("name", sorted(_pyproject_requirements()))
 def test_every_direct_dependency_is_pinned_in_both(name):
-    assert name in _constraints(), f"{name} is a dependency in pyproject.toml but not in constraints.txt"
-    assert name in _environment_pins(), f"{name} is a dependency in pyproject.toml but not in environment.yml"
+    assert name in _constraints(), (
+        f"{name} is a dependency in pyproject.toml but not in constraints.txt"
+    )
+    assert name in _environment_pins(), (
+        f"{name} is a dependency in pyproject.toml but not in environment.yml"
+    )
 
 
 def test_python_version_agrees_with_pyproject():
