@@ -8,7 +8,7 @@ from importlib import resources
 
 import pandas as pd
 
-__all__ = ["load_weather", "load_weather_numeric", "load_height_weight"]
+__all__ = ["load_weather", "load_weather_numeric", "load_height_weight", "load_messages"]
 
 
 def _read(name, **kwargs):
@@ -49,3 +49,19 @@ def load_height_weight():
         Columns ``height`` and ``weight`` (int) and ``sex`` (the class).
     """
     return _read("height_weight.csv")
+
+
+def load_messages():
+    """Short text messages labelled spam or ham (not spam), written for this book.
+
+    The messages are invented for teaching: plain English, no real people, brands, numbers
+    to call or web addresses. They are short enough to read whole, and a few words are
+    deliberately shared between the classes (``free``, ``call``, ``won``), so that no single
+    word decides a message.
+
+    Returns
+    -------
+    DataFrame of shape (52, 2)
+        Columns ``text`` (str, one message) and ``label`` (the class, "spam" or "ham").
+    """
+    return _read("messages.csv", dtype={"text": str, "label": str})

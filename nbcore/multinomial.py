@@ -10,8 +10,8 @@ class MultinomialNB(DiscreteNB):
 
     Class c has a distribution theta_c over the features (words); a document's counts x are
     draws from it, p(x | c) proportional to prod_d theta_cd ** x_d. Estimated by counting,
-    theta_cd = (N_cd + alpha) / (N_c + n_features * alpha), where N_cd is the total count of
-    feature d in class c and N_c = sum_d N_cd.
+    theta_cd = (N_cd + alpha) / (N_c,total + n_features * alpha), where N_cd is the total count of
+    feature d in class c and N_c,total = sum_d N_cd (words, not documents, of class c).
 
     Parameters
     ----------

@@ -1,0 +1,223 @@
+"""The conditional-independence explorer's pure functions, checked at many settings.
+
+Expected values are computed here independently: by enumerating the eight days of the storm
+model with exact fractions, by sampling, and with the law of total covariance in closed form.
+"""
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nbcore.widgets import independence as ind
+
+SETTINGS = [
+    (0.3, (0.2, 0.9), (0.05, 0.7)),  # the chapter's model
+    (0.5, (0.1, 0.9), (0.1, 0.9)),
+    (0.2, (0.1, 0.8), (0.02, 0.5)),  # the model of exercise 2.1
+    (0.01, (0.7, 0.3), (0.4, 0.6)),  # rain less likely in a storm: negative covariance
+    (0.9, (0.5, 0.5), (0.1, 0.95)),  # rain ignores the storm
+    (0.0, (0.2, 0.9), (0.05, 0.7)),  # never a storm
+    (1.0, (0.2, 0.9), (0.05, 0.7)),  # always a storm
+    (0.37, (0.0, 1.0), (1.0, 0.0)),  # deterministic links
+]
+
+
+def enumerate_joint(p_storm, rain, lightning):
+    """p(s, r, l) as a dict of exact fractions, written out from the product of the model."""
+    pi = Fraction(p_storm)
+    table = {}
+    for s, r, lt in itertools.product((0, 1), repeat=3):
+        p_s = pi if s else 1 - pi
+        p_r = Fraction(rain[s]) if r else 1 - Fraction(rain[s])
+        p_l = Fraction(lightning[s]) if lt else 1 - Fraction(lightning[s])
+        table[s, r, lt] = p_s * p_r * p_l
+    return table
+
+
+def mutual_information(p):
+    """I(X; Y) from a 2x2 array of floats, in nats."""
+    p = np.asarray(p, dtype=float)
+    outer = np.outer(p.sum(axis=1), p.sum(axis=0))
+    seen = p > 0
+    return float(np.sum(p[seen] * np.log(p[seen] / outer[seen])))
+
+
+@pytest.mark.parametrize(("p_storm", "rain", "lightning"), SETTINGS)
+def test_tables_match_enumeration(p_storm, rain, lightning):
+    t = ind.storm_tables(p_storm, rain, lightning)
+    table = enumerate_joint(p_storm, rain, lightning)
+    assert sum(table.values()) == 1
+    for (s, r, lt), p in table.items():
+        assert t["joint"][s, r, lt] == pytest.approx(float(p), abs=1e-15)
+    marginal = {(r, lt): table[0, r, lt] + table[1, r, lt] for r in (0, 1) for lt in (0, 1)}
+    p_rain1 = marginal[1, 0] + marginal[1, 1]
+    p_light1 = marginal[0, 1] + marginal[1, 1]
+    for (r, lt), p in marginal.items():
+        assert t["marginal"][r, lt] == pytest.approx(float(p), abs=1e-15)
+        p_r = p_rain1 if r else 1 - p_rain1
+        p_l = p_light1 if lt else 1 - p_light1
+        assert t["product"][r, lt] == pytest.approx(float(p_r * p_l), abs=1e-15)
+    assert t["covariance"] == pytest.approx(float(marginal[1, 1] - p_rain1 * p_light1), abs=1e-15)
+    assert t["mutual_information"] == pytest.approx(mutual_information(t["marginal"]), abs=1e-12)
+    assert t["marginal"].sum() == pytest.approx(1.0, abs=1e-15)
+    assert t["conditional"].sum(axis=(1, 2)) == pytest.approx([1.0, 1.0], abs=1e-15)
+
+
+@pytest.mark.parametrize(("p_storm", "rain", "lightning"), SETTINGS)
+def test_covariance_is_the_law_of_total_covariance(p_storm, rain, lightning):
+    t = ind.storm_tables(p_storm, rain, lightning)
+    closed = p_storm * (1 - p_storm) * (rain[1] - rain[0]) * (lightning[1] - lightning[0])
+    assert t["covariance"] == pytest.approx(closed, abs=1e-15)
+
+
+@pytest.mark.parametrize(("p_storm", "rain", "lightning"), SETTINGS)
+def test_conditional_measures_are_exactly_zero(p_storm, rain, lightning):
+    t = ind.storm_tables(p_storm, rain, lightning)
+    assert list(t["conditional_covariance"]) == [0.0, 0.0]
+    assert list(t["conditional_mutual_information"]) == [0.0, 0.0]
+    assert np.array_equal(t["conditional"], t["conditional_product"])
+    for s in (0, 1):
+        # p(r = 1, l = 1 | s) = p(r = 1 | s) p(l = 1 | s) read straight from the model
+        assert t["conditional"][s, 1, 1] == pytest.approx(rain[s] * lightning[s], abs=1e-15)
+
+
+def test_chapter_model_numbers():
+    t = ind.storm_tables(**ind.STORM_MODEL)
+    # p(r = 1, l = 1) = 0.3 * 0.9 * 0.7 + 0.7 * 0.2 * 0.05 = 0.196
+    assert t["marginal"][1, 1] == pytest.approx(0.196, abs=1e-15)
+    # p(r = 1) = 0.41, p(l = 1) = 0.245
+    assert t["product"][1, 1] == pytest.approx(0.41 * 0.245, abs=1e-15)
+    assert t["covariance"] == pytest.approx(0.196 - 0.41 * 0.245, abs=1e-15)
+    assert t["mutual_information"] > 0.1
+    # posterior of a storm on a day with rain and lightning: 0.189 / 0.196
+    assert t["posterior"][1, 1] == pytest.approx(0.189 / 0.196, rel=1e-14)
+
+
+@pytest.mark.parametrize(("p_storm", "rain", "lightning"), SETTINGS[:5])
+def test_posterior_is_bayes_rule_and_the_naive_product(p_storm, rain, lightning):
+    t = ind.storm_tables(p_storm, rain, lightning)
+    table = enumerate_joint(p_storm, rain, lightning)
+    for r, lt in itertools.product((0, 1), repeat=2):
+        naive = [
+            (p_storm if c else 1 - p_storm)
+            * (rain[c] if r else 1 - rain[c])
+            * (lightning[c] if lt else 1 - lightning[c])
+            for c in (0, 1)
+        ]
+        expected = float(table[1, r, lt] / (table[0, r, lt] + table[1, r, lt]))
+        assert t["posterior"][r, lt] == pytest.approx(expected, rel=1e-13)
+        assert t["posterior"][r, lt] == pytest.approx(naive[1] / sum(naive), rel=1e-12)
+
+
+def test_posterior_is_nan_for_an_impossible_day():
+    t = ind.storm_tables(0.5, (0.0, 0.0), (0.3, 0.6))  # it never rains
+    assert np.isnan(t["posterior"][1]).all()
+    assert np.isfinite(t["posterior"][0]).all()
+
+
+def test_samples_agree_with_the_exact_tables():
+    rng = np.random.default_rng(12345)
+    p_storm, rain, lightning = 0.4, (0.15, 0.85), (0.1, 0.6)
+    n = 200_000
+    s = (rng.random(n) < p_storm).astype(int)
+    r = (rng.random(n) < np.array(rain)[s]).astype(int)
+    lt = (rng.random(n) < np.array(lightning)[s]).astype(int)
+    t = ind.storm_tables(p_storm, rain, lightning)
+    sample_cov = np.mean(r * lt) - r.mean() * lt.mean()
+    assert sample_cov == pytest.approx(t["covariance"], abs=4e-3)
+    for value in (0, 1):
+        m = s == value
+        c = np.mean(r[m] * lt[m]) - r[m].mean() * lt[m].mean()
+        assert abs(c) < 5e-3
+
+
+def test_dependence_appears_only_with_both_links_and_uncertainty():
+    assert ind.storm_tables(0.5, (0.3, 0.3), (0.1, 0.9))["mutual_information"] == 0.0
+    assert ind.storm_tables(0.5, (0.1, 0.9), (0.4, 0.4))["covariance"] == 0.0
+    assert ind.storm_tables(0.0, (0.1, 0.9), (0.1, 0.9))["mutual_information"] == 0.0
+    assert ind.storm_tables(0.5, (0.1, 0.9), (0.1, 0.9))["mutual_information"] > 0.0
+
+
+def test_symmetric_link():
+    assert ind.symmetric_link(0.0) == (0.5, 0.5)
+    assert ind.symmetric_link(1.0) == (0.0, 1.0)
+    assert ind.symmetric_link(0.5) == (0.25, 0.75)
+    with pytest.raises(ValueError, match="strength must be a probability"):
+        ind.symmetric_link(1.5)
+
+
+def test_sweep_is_the_closed_form_on_a_grid():
+    p_storms, strengths = [0.0, 0.2, 0.5, 0.8, 1.0], [0.0, 0.3, 1.0]
+    sweep = ind.dependence_sweep(p_storms, strengths)
+    assert sweep.shape == (15, 6)
+    assert list(sweep.index.names) == ["p_storm", "strength"]
+    for p in p_storms:
+        for s in strengths:
+            row = sweep.loc[(p, s)]
+            assert row["covariance"] == pytest.approx(p * (1 - p) * s**2, abs=1e-15)
+            assert row["covariance | no storm"] == 0.0
+            assert row["covariance | storm"] == 0.0
+            assert row["mutual information | no storm"] == 0.0
+            assert row["mutual information | storm"] == 0.0
+    # a perfect link at p = 1/2 makes lightning a copy of rain: I = log 2
+    assert sweep.loc[(0.5, 1.0), "mutual information"] == pytest.approx(math.log(2), rel=1e-14)
+
+
+def test_sweep_rejects_bad_grid():
+    with pytest.raises(ValueError, match="p_storm must be a probability"):
+        ind.dependence_sweep([0.5, 1.2], [0.5])
+    with pytest.raises(ValueError, match="at least one value"):
+        ind.dependence_sweep([], [0.5])
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "match"),
+    [
+        ((1.5,), ValueError, r"p_storm must be a probability in \[0, 1\], got 1.5"),
+        ((float("nan"),), ValueError, "p_storm must be a probability"),
+        (("0.3",), TypeError, "p_storm must be a real number, got str"),
+        ((True,), TypeError, "p_storm must be a real number, got bool"),
+        ((0.3, (0.2,)), ValueError, "rain must hold 2 probabilities"),
+        ((0.3, 0.2), TypeError, "rain must be a pair"),
+        ((0.3, (0.2, 0.9), (0.1, -0.1)), ValueError, r"lightning\[1\] must be a probability"),
+    ],
+)
+def test_bad_input_is_named(args, error, match):
+    with pytest.raises(error, match=match):
+        ind.storm_tables(*args)
+
+
+def test_html_shows_the_numbers():
+    state = ind.storm_tables(**ind.STORM_MODEL)
+    text = ind.dependence_html(state)
+    assert "0.1960 vs 0.1004" in text  # p(1, 1) against p(rain = 1) p(lightning = 1)
+    assert f"{state['covariance']:.4f}" in text
+    assert f"{state['mutual_information']:.4f}" in text
+    assert "<script" not in text and "http" not in text
+
+
+def test_explorer_recomputes_when_a_slider_moves():
+    box = ind.independence_explorer(**ind.STORM_MODEL)
+    *sliders, panel = box.children
+    assert len(sliders) == 5
+    assert [s.value for s in sliders] == [0.3, 0.2, 0.9, 0.05, 0.7]
+    assert panel.value == ind.dependence_html(ind.storm_tables(**ind.STORM_MODEL))
+    for values in [(0.5, 0.2, 0.9, 0.05, 0.7), (0.5, 0.3, 0.3, 0.05, 0.7), (0.1, 0.0, 1.0, 1, 0)]:
+        for slider, v in zip(sliders, values, strict=True):
+            slider.value = v
+        p, a0, a1, b0, b1 = (s.value for s in sliders)
+        assert panel.value == ind.dependence_html(ind.storm_tables(p, (a0, a1), (b0, b1)))
+    with pytest.raises(ValueError, match="p_storm"):
+        ind.independence_explorer(p_storm=2.0)
+
+
+def test_tables_are_plain_arrays():
+    t = ind.storm_tables()
+    assert t["joint"].shape == (2, 2, 2) and t["joint"].dtype == float
+    assert t["marginal"].shape == (2, 2)
+    assert isinstance(t["covariance"], float)
+    assert isinstance(ind.dependence_sweep([0.5], [0.5]), pd.DataFrame)
