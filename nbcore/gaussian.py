@@ -104,8 +104,10 @@ class GaussianNB(NaiveBayes):
         priors = None if self.priors is None else check.check_priors("priors", self.priors, classes)
 
         # scikit-learn's smoothing, kept so that both agree: epsilon is var_smoothing times the
-        # largest variance of a feature in this batch; it is taken off the stored variances
-        # before pooling and added back after (with var_smoothing=0 the pooling is exact)
+        # largest variance of a feature in this batch; this batch's epsilon is taken off the
+        # stored variances before pooling and added back after. The stored variances carry the
+        # previous batch's epsilon, so with var_smoothing > 0 chunked partial_fit differs from
+        # fit by about var_smoothing times a variance; with var_smoothing=0 it is exact.
         epsilon = self.var_smoothing * np.max(np.var(X, axis=0))
         if first_call:
             n_past = np.zeros(len(classes))
