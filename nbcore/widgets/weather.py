@@ -20,10 +20,26 @@ __all__ = [
     "weather_posterior_sweep",
     "posterior_html",
     "weather_explorer",
+    "WEATHER_NUMERIC_TEST_DAY",
+    "gaussian_density",
+    "numeric_class_parameters",
+    "numeric_day_factors",
+    "numeric_day_posterior",
+    "numeric_posterior_grid",
+    "numeric_weather_explorer",
+    "label_encode",
+    "leave_one_out_predictions",
 ]
 
 #: The day the weather chapter classifies: sunny, cool, high humidity, windy.
 WEATHER_TEST_DAY = {"outlook": "sunny", "temperature": "cool", "humidity": "high", "windy": True}
+
+#: The numeric weather day the chapter classifies: sunny, 66 degrees F, humidity 90, windy.
+WEATHER_NUMERIC_TEST_DAY = {"outlook": "sunny", "temperature": 66, "humidity": 90, "windy": True}
+
+# The Gaussian columns of the numeric weather data, and the classes in display order.
+NUMERIC_FEATURES = ("temperature", "humidity")
+CLASSES = ("yes", "no")
 
 # Ranges and steps of the explorer's sliders.
 ALPHA_MAX, ALPHA_STEP = 20.0, 0.1
@@ -269,3 +285,354 @@ def weather_explorer(alpha=0.0, prior_yes=9 / 14, *, day=None, data=None):
     prior_slider.observe(update, names="value")
     update()
     return w.VBox([alpha_slider, prior_slider, panel])
+
+
+# --------------------------------------------------------------------- the numeric weather
+
+
+def _check_ddof(ddof):
+    if isinstance(ddof, bool) or not isinstance(ddof, int) or ddof not in (0, 1):
+        raise ValueError(f"ddof must be 0 (divide by N_c) or 1 (divide by N_c - 1), got {ddof!r}")
+    return ddof
+
+
+def _numeric_data(data):
+    if data is None:
+        from nbcore.datasets import load_weather_numeric
+
+        return load_weather_numeric()
+    data = _weather_data(data)
+    missing = [f for f in NUMERIC_FEATURES if f not in data.columns]
+    if missing:
+        raise ValueError(f"data must have the numeric columns {list(NUMERIC_FEATURES)}")
+    return data
+
+
+def gaussian_density(x, mu, sigma):
+    """Normal density N(x; mu, sigma^2) = exp(-(x - mu)^2 / (2 sigma^2)) / (sqrt(2 pi) sigma).
+
+    Parameters
+    ----------
+    x, mu : float or array-like
+        Points and means (broadcast together).
+    sigma : float or array-like, > 0
+        Standard deviations (not variances).
+
+    Returns
+    -------
+    float or ndarray
+        The densities, with the broadcast shape of the inputs.
+    """
+    sigma = np.asarray(sigma, dtype=float)
+    if np.any(~np.isfinite(sigma)) or np.any(sigma <= 0):
+        raise ValueError(f"sigma must be finite and > 0, got {sigma}")
+    z = (np.asarray(x, dtype=float) - np.asarray(mu, dtype=float)) / sigma
+    density = np.exp(-0.5 * z**2) / (math.sqrt(2 * math.pi) * sigma)
+    return float(density) if density.ndim == 0 else density
+
+
+def numeric_class_parameters(ddof=0, *, data=None):
+    """Per-class mean and standard deviation of temperature and humidity.
+
+    The standard deviation is sqrt(sum_i (x_i - mu_cd)^2 / (N_c - ddof)) over the N_c
+    records of class c: ``ddof=0`` is the maximum-likelihood estimate (nbcore and
+    scikit-learn), ``ddof=1`` the sample standard deviation.
+
+    Parameters
+    ----------
+    ddof : {0, 1}, default 0
+    data : DataFrame, optional
+        Records with numeric ``temperature`` and ``humidity`` and a ``play`` column; default
+        ``nbcore.datasets.load_weather_numeric()``.
+
+    Returns
+    -------
+    DataFrame of shape (2, 5)
+        Index ``["yes", "no"]``; columns ``N_c`` and (feature, "mean" / "std") pairs.
+    """
+    ddof = _check_ddof(ddof)
+    data = _numeric_data(data)
+    rows = {}
+    for c in CLASSES:
+        group = data.loc[data["play"] == c, list(NUMERIC_FEATURES)].astype(float)
+        if len(group) <= ddof:
+            raise ValueError(f"class {c!r} needs more than {ddof} records, got {len(group)}")
+        row = {("N_c", ""): len(group)}
+        for feature in NUMERIC_FEATURES:
+            values = group[feature].to_numpy()
+            mu = values.mean()
+            row[(feature, "mean")] = mu
+            row[(feature, "std")] = math.sqrt(((values - mu) ** 2).sum() / (len(values) - ddof))
+        rows[c] = row
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.columns = pd.MultiIndex.from_tuples(table.columns)
+    table.index.name = "play"
+    return table
+
+
+def numeric_day_factors(day=None, ddof=0, *, data=None):
+    """Every factor of pi_c * f(temperature) * f(humidity) * P(outlook) * P(windy), per class.
+
+    Temperature and humidity get Gaussian densities with the class's mean and standard
+    deviation (see :func:`numeric_class_parameters`); outlook and windy get their relative
+    frequencies within the class (no smoothing), as in the worked example of Witten & Frank.
+
+    Parameters
+    ----------
+    day : dict, optional
+        Values of outlook, temperature, humidity and windy; default
+        :data:`WEATHER_NUMERIC_TEST_DAY`.
+    ddof : {0, 1}, default 0
+        Standard deviation convention: 0 divides by N_c (maximum likelihood), 1 by N_c - 1.
+    data : DataFrame, optional
+        As in :func:`numeric_class_parameters`.
+
+    Returns
+    -------
+    DataFrame of shape (2, 6)
+        Index ``["yes", "no"]``; columns ``prior``, one per feature, and ``score`` (the
+        product of the other columns, the joint density p(x, y = c)).
+    """
+    data = _numeric_data(data)
+    day = dict(WEATHER_NUMERIC_TEST_DAY if day is None else day)
+    features = [c for c in data.columns if c != "play"]
+    if sorted(day) != sorted(features):
+        raise ValueError(f"day must give a value for each feature {features}, got {sorted(day)}")
+    parameters = numeric_class_parameters(ddof, data=data)
+    n = len(data)
+    rows = {}
+    for c in CLASSES:
+        group = data[data["play"] == c]
+        row = {"prior": len(group) / n}
+        for feature in features:
+            if feature in NUMERIC_FEATURES:
+                mu = parameters.loc[c, (feature, "mean")]
+                sigma = parameters.loc[c, (feature, "std")]
+                row[feature] = gaussian_density(float(day[feature]), mu, sigma)
+            else:  # relative frequency N_{c d x_d} / N_c
+                row[feature] = float((group[feature] == day[feature]).mean())
+        row["score"] = math.prod(row.values())
+        rows[c] = row
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = "play"
+    return table
+
+
+def numeric_day_posterior(day=None, ddof=0, *, data=None):
+    """P(play = c | x) for one numeric weather day: the scores of :func:`numeric_day_factors`
+    divided by their sum.
+
+    Returns
+    -------
+    Series of shape (2,)
+        Index ``["yes", "no"]``.
+    """
+    scores = numeric_day_factors(day, ddof, data=data)["score"]
+    total = float(scores.sum())
+    if total == 0.0:
+        raise ValueError("both class scores are 0: the day has a value never seen in either class")
+    return (scores / total).rename("posterior")
+
+
+def numeric_posterior_grid(
+    temperatures, humidities, *, outlook="sunny", windy=True, ddof=0, data=None
+):
+    """P(play = yes | x) over a grid of temperatures and humidities: the explorer's static twin.
+
+    Parameters
+    ----------
+    temperatures : sequence of float, shape (n_temperatures,)
+    humidities : sequence of float, shape (n_humidities,)
+    outlook, windy
+        The day's other two values, held fixed.
+    ddof, data
+        As in :func:`numeric_day_factors`.
+
+    Returns
+    -------
+    DataFrame of shape (n_humidities, n_temperatures)
+        Index ``humidity``, columns ``temperature``.
+    """
+    temperatures = np.atleast_1d(np.asarray(temperatures, dtype=float)).tolist()
+    humidities = np.atleast_1d(np.asarray(humidities, dtype=float)).tolist()
+    if not temperatures or not humidities:
+        raise ValueError("temperatures and humidities must each hold at least one value")
+    data = _numeric_data(data)
+    table = [
+        [
+            numeric_day_posterior(
+                {"outlook": outlook, "temperature": t, "humidity": h, "windy": windy},
+                ddof,
+                data=data,
+            )["yes"]
+            for t in temperatures
+        ]
+        for h in humidities
+    ]
+    return pd.DataFrame(
+        table,
+        index=pd.Index(humidities, name="humidity"),
+        columns=pd.Index(temperatures, name="temperature"),
+    )
+
+
+def _numeric_html(posterior, day, ddof):
+    rows = []
+    for label, colour in (("yes", "#0072B2"), ("no", "#E69F00")):
+        p = float(posterior[label])
+        rows.append(
+            "<tr>"
+            f"<td style='padding-right:0.5em'>P(play = {label} | x)</td>"
+            f"<td style='width:14em'><div style='background:{colour};height:0.9em;"
+            f"width:{100 * p:.1f}%'></div></td>"
+            f"<td style='padding-left:0.5em;font-family:monospace'>{p:.4f}</td>"
+            "</tr>"
+        )
+    prediction = "yes" if posterior["yes"] > posterior["no"] else "no"
+    convention = "1/N_c (maximum likelihood)" if ddof == 0 else "1/(N_c - 1) (sample)"
+    described = html.escape(
+        f"outlook = {day['outlook']}, temperature = {day['temperature']:g}, "
+        f"humidity = {day['humidity']:g}, windy = {day['windy']}"
+    )
+    return (
+        f"<div><p>{described}; standard deviation {html.escape(convention)}</p>"
+        f"<table>{''.join(rows)}</table>"
+        f"<p>Prediction: <b>play = {prediction}</b></p></div>"
+    )
+
+
+def numeric_weather_explorer(day=None, ddof=0, *, data=None):
+    """Sliders for temperature and humidity, a choice of outlook, windy and the std convention.
+
+    Parameters
+    ----------
+    day : dict, optional
+        The starting day; default :data:`WEATHER_NUMERIC_TEST_DAY`.
+    ddof : {0, 1}, default 0
+        The starting standard deviation convention.
+    data : DataFrame, optional
+        As in :func:`numeric_class_parameters`.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        The controls and an HTML panel that each change recomputes with
+        :func:`numeric_day_posterior`.
+    """
+    import ipywidgets as w
+
+    data = _numeric_data(data)
+    day = dict(WEATHER_NUMERIC_TEST_DAY if day is None else day)
+    ddof = _check_ddof(ddof)
+    style = {"description_width": "9em"}
+    layout = w.Layout(width="30em")
+    temperature = w.IntSlider(
+        value=int(day["temperature"]),
+        min=55,
+        max=95,
+        description="temperature (F)",
+        style=style,
+        layout=layout,
+    )
+    humidity = w.IntSlider(
+        value=int(day["humidity"]),
+        min=55,
+        max=100,
+        description="humidity (%)",
+        style=style,
+        layout=layout,
+    )
+    outlook = w.Dropdown(
+        options=sorted(data["outlook"].unique()),
+        value=day["outlook"],
+        description="outlook",
+        style=style,
+    )
+    windy = w.Checkbox(value=bool(day["windy"]), description="windy")
+    convention = w.ToggleButtons(
+        options=[("1/N_c (MLE)", 0), ("1/(N_c - 1)", 1)],
+        value=ddof,
+        description="std divides by",
+        style=style,
+    )
+    panel = w.HTML()
+
+    def update(_change=None):
+        current = {
+            "outlook": outlook.value,
+            "temperature": temperature.value,
+            "humidity": humidity.value,
+            "windy": windy.value,
+        }
+        posterior = numeric_day_posterior(current, convention.value, data=data)
+        panel.value = _numeric_html(posterior, current, convention.value)
+
+    for control in (temperature, humidity, outlook, windy, convention):
+        control.observe(update, names="value")
+    update()
+    return w.VBox([temperature, humidity, outlook, windy, convention, panel])
+
+
+# ------------------------------------------------------------- codes are not measurements
+
+
+def label_encode(data, orders):
+    """Replace each listed column's categories by the integer codes 0, 1, 2, ... of an order.
+
+    Parameters
+    ----------
+    data : DataFrame of shape (n_samples, n_columns)
+    orders : dict of str to sequence
+        For each column to encode, its categories in the order that receives codes 0, 1, ...
+
+    Returns
+    -------
+    DataFrame of shape (n_samples, n_columns)
+        A copy with the listed columns as integer codes, the others unchanged.
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    encoded = data.copy()
+    for column, order in orders.items():
+        if column not in data.columns:
+            raise ValueError(f"orders names a column {column!r} that data does not have")
+        codes = {value: code for code, value in enumerate(order)}
+        unknown = sorted({str(v) for v in data[column]} - {str(v) for v in codes})
+        if unknown or len(codes) != len(order):
+            raise ValueError(
+                f"orders[{column!r}] must list each category of the column once; "
+                f"missing {unknown}, got {list(order)}"
+            )
+        encoded[column] = data[column].map(codes).astype(int)
+    return encoded
+
+
+def leave_one_out_predictions(make_model, X, y):
+    """Predict each record with a model fitted on all the other records.
+
+    Parameters
+    ----------
+    make_model : callable of no argument
+        Returns a fresh, unfitted estimator (for example ``lambda: CategoricalNB(alpha=1)``).
+    X : DataFrame of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        The prediction for record i of the model fitted without record i.
+    """
+    if not callable(make_model):
+        raise TypeError(f"make_model must be a callable returning an estimator, got {make_model!r}")
+    X = pd.DataFrame(X).reset_index(drop=True)
+    y = pd.Series(np.asarray(y))
+    if len(X) != len(y) or len(X) < 2:
+        raise ValueError(
+            f"X and y must hold the same number (at least 2) of records, got {len(X)} and {len(y)}"
+        )
+    predictions = []
+    for i in range(len(X)):
+        keep = np.arange(len(X)) != i
+        model = make_model().fit(X[keep], y[keep])
+        predictions.append(model.predict(X.iloc[[i]])[0])
+    return np.asarray(predictions)
