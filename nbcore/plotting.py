@@ -14,6 +14,9 @@ figure (myst-nb's ``mystnb: {figure: {caption, name}, image: {alt}}``);
 :func:`figure_cell_metadata` builds that block and checks that it is complete.
 """
 
+import base64
+import html
+import io
 from collections.abc import Mapping, Sequence
 
 import matplotlib as mpl
@@ -30,6 +33,7 @@ __all__ = [
     "use_book_style",
     "new_figure",
     "figure_cell_metadata",
+    "figure_html",
     "relative_frequency_bars",
     "posterior_sweep_lines",
 ]
@@ -174,6 +178,35 @@ def figure_cell_metadata(name, caption, alt):
     if alt.strip() == caption.strip():
         raise ValueError("alt must describe the figure, not repeat its caption")
     return {"mystnb": {"figure": {"name": name, "caption": caption}, "image": {"alt": alt}}}
+
+
+def figure_html(fig, alt, *, dpi=80):
+    """A figure as an HTML ``<img>`` with alt text, for explorers that redraw in a widget.
+
+    An explorer that shows a figure inside an ``ipywidgets.HTML`` panel keeps its alt text in
+    the saved widget state, so the figure stays described in the HTML book (an
+    ``ipywidgets.Image`` or an ``Output`` capture has no alt text).
+
+    Parameters
+    ----------
+    fig : Figure
+    alt : str
+        What the figure shows, in words.
+    dpi : int, default 80
+
+    Returns
+    -------
+    str
+        ``<img alt="..." src="data:image/png;base64,...">``.
+    """
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    if not isinstance(alt, str) or not alt.strip():
+        raise ValueError(f"alt must be a non-empty text, got {alt!r}")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, facecolor=BACKGROUND)
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
 
 
 def _check_class_labels(class_labels):

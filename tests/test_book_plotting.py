@@ -167,3 +167,18 @@ def test_posterior_sweep_lines_one_line_per_column_with_markers():
     assert ax.get_xlabel() == "alpha"
     with pytest.raises(TypeError, match="sweep"):
         plotting.posterior_sweep_lines(pd.DataFrame(), xlabel="", ylabel="", legend_title="")
+
+
+def test_figure_html_is_an_image_with_alt_text():
+    import base64
+
+    fig, axes = plotting.new_figure()
+    axes[0, 0].plot([0, 1], [0, 1])
+    tag = plotting.figure_html(fig, 'a rising "line"')
+    assert tag.startswith('<img alt="a rising &quot;line&quot;" src="data:image/png;base64,')
+    png = base64.b64decode(tag.split("base64,")[1].rstrip('">'))
+    assert png[:4] == b"\x89PNG"
+    with pytest.raises(ValueError, match="alt must be a non-empty text"):
+        plotting.figure_html(fig, "  ")
+    with pytest.raises(TypeError, match="fig must be a matplotlib Figure"):
+        plotting.figure_html("not a figure", "alt")

@@ -179,13 +179,15 @@ def test_explorer_html_names_the_setting_and_predictions():
 
 def test_explorer_recomputes_when_the_controls_move():
     box = hw.height_weight_explorer(prior_m=0.5)
-    slider, toggle, image, panel = box.children
-    first_html, first_png = panel.value, image.value
-    assert first_png[:4] == b"\x89PNG"
+    slider, toggle, picture, panel = box.children
+    first_html, first_picture = panel.value, picture.value
+    assert first_picture.startswith('<img alt="The six training people')
+    assert "data:image/png;base64," in first_picture
     toggle.value = True
     assert "straight line" in panel.value and panel.value != first_html
     slider.value = 0.2
     assert "prior of m = 0.20" in panel.value
-    assert image.value != first_png
+    assert picture.value != first_picture
+    assert "prior of m of 0.20 with a shared variance" in picture.value
     with pytest.raises(ValueError, match="prior_m"):
         hw.height_weight_explorer(prior_m=1.0)

@@ -160,7 +160,10 @@ def test_explorers_build_their_widgets():
     theta_slider, total_slider, on_slider = box.children[:3]
     on_slider.value = 8
     assert "0.800" in box.children[3].value  # the maximum moved to N_cd / N_c
+    assert "maximum at theta = 0.800" in box.children[4].value  # the picture's alt text
     total_slider.value = 5
     assert on_slider.max == 5
     box = mle.gaussian_explorer([1.0, 2.0, 4.0])
     assert "2.333" in box.children[2].value
+    assert box.children[3].value.startswith("<img alt=")
+    assert "mean 2.333" in box.children[3].value

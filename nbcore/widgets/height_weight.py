@@ -13,7 +13,6 @@ As in every explorer, the pure functions (:func:`class_parameters`, :func:`poste
 """
 
 import html
-import io
 import math
 from numbers import Real
 
@@ -21,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from nbcore.numerics import logsumexp
-from nbcore.plotting import class_style, new_figure
+from nbcore.plotting import class_style, figure_html, new_figure
 
 __all__ = [
     "CLASSES",
@@ -381,16 +380,14 @@ def explorer_html(state):
     )
 
 
-def _png(state, data):
+def _figure(state, data):
     fig, axes = new_figure(1, 1, figsize=(5.0, 3.8))
     ax = axes[0, 0]
     draw_boundary(ax, state, data)
     ax.set_xlabel("height (in)")
     ax.set_ylabel("weight (lb)")
     ax.legend(loc="upper left", fontsize=8)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=80)
-    return buf.getvalue()
+    return fig
 
 
 def height_weight_explorer(prior_m=0.5, shared_variance=False, *, data=None):
@@ -433,15 +430,20 @@ def height_weight_explorer(prior_m=0.5, shared_variance=False, *, data=None):
         description="variances",
         style=style,
     )
-    image = w.Image(format="png", layout=w.Layout(width="400px"))
+    picture = w.HTML()
     panel = w.HTML()
 
     def update(_change=None):
         state = posterior_grid(prior_slider.value, toggle.value, data=data)
-        image.value = _png(state, data)
+        picture.value = figure_html(
+            _figure(state, data),
+            "The six training people as markers on height and weight, the three test points, "
+            f"and the naive Bayes decision boundary for a prior of m of {prior_slider.value:.2f} "
+            f"with {'a shared variance' if toggle.value else 'per-class variances'}.",
+        )
         panel.value = explorer_html(state)
 
     prior_slider.observe(update, names="value")
     toggle.observe(update, names="value")
     update()
-    return w.VBox([prior_slider, toggle, image, panel])
+    return w.VBox([prior_slider, toggle, picture, panel])

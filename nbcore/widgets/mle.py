@@ -413,7 +413,6 @@ def bernoulli_explorer(n_on=3, n_total=10, theta=0.5):
     ipywidgets.VBox
     """
     import ipywidgets as w
-    from IPython.display import display
 
     n_on, n_total = _check_counts(n_on, n_total)
     theta = float(_check_theta(_check_real("theta", theta)))
@@ -438,7 +437,7 @@ def bernoulli_explorer(n_on=3, n_total=10, theta=0.5):
     on_slider = w.IntSlider(
         value=n_on, min=0, max=n_total, description="N_cd", style=style, layout=layout
     )
-    text, out = w.HTML(), w.Output()
+    text, picture = w.HTML(), w.HTML()
 
     def update(_change=None):
         on_slider.max = total_slider.value
@@ -449,14 +448,16 @@ def bernoulli_explorer(n_on=3, n_total=10, theta=0.5):
             f"l({state['mle']:.3f}) = {state['max_log_likelihood']:.3f} at N_cd/N_c; "
             f"gap {state['gap']:.3f}"
         ).value
-        with out:
-            out.clear_output(wait=True)
-            display(bernoulli_figure(state, k, n))
+        picture.value = plotting.figure_html(
+            bernoulli_figure(state, k, n),
+            f"The Bernoulli log-likelihood of theta for N_cd = {k} of N_c = {n}, with the "
+            f"slider's theta = {t:.2f} marked and the maximum at theta = {state['mle']:.3f}.",
+        )
 
     for slider in (theta_slider, total_slider, on_slider):
         slider.observe(update, names="value")
     update()
-    return w.VBox([theta_slider, total_slider, on_slider, text, out])
+    return w.VBox([theta_slider, total_slider, on_slider, text, picture])
 
 
 def gaussian_explorer(x, mu=None, var=None):
@@ -474,7 +475,6 @@ def gaussian_explorer(x, mu=None, var=None):
     ipywidgets.VBox
     """
     import ipywidgets as w
-    from IPython.display import display
 
     x = _check_sample(x)
     mean, variance = gaussian_mle(x)
@@ -503,7 +503,7 @@ def gaussian_explorer(x, mu=None, var=None):
         style=style,
         layout=layout,
     )
-    text, out = w.HTML(), w.Output()
+    text, picture = w.HTML(), w.HTML()
 
     def update(_change=None):
         state = gaussian_state(x, mu_slider.value, var_slider.value)
@@ -512,11 +512,14 @@ def gaussian_explorer(x, mu=None, var=None):
             f"at mean {state['mle'][0]:.3f}, variance {state['mle'][1]:.4f} (1/n); "
             f"best variance for this mu {state['best_var_given_mu']:.4f}"
         ).value
-        with out:
-            out.clear_output(wait=True)
-            display(gaussian_figure(state, x))
+        picture.value = plotting.figure_html(
+            gaussian_figure(state, x),
+            "The Gaussian log-likelihood against the mean (left, at the slider's variance) "
+            "and against the variance (right, at the slider's mean), each with its maximum "
+            f"marked: mean {state['mle'][0]:.3f}, variance {state['mle'][1]:.4f}.",
+        )
 
     mu_slider.observe(update, names="value")
     var_slider.observe(update, names="value")
     update()
-    return w.VBox([mu_slider, var_slider, text, out])
+    return w.VBox([mu_slider, var_slider, text, picture])
