@@ -27,13 +27,14 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 test: $(STAMP) $(JS_STAMP)
+	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory book-html
 	$(BIN)/python -m pytest -n 2 --dist loadscope tests
 	$(MAKE) --no-print-directory test-notebooks
 
 lint: $(STAMP)
-	$(BIN)/ruff check nbcore tests benchmarks
-	$(BIN)/ruff format --check nbcore tests benchmarks
+	$(BIN)/ruff check nbcore tests benchmarks tools
+	$(BIN)/ruff format --check nbcore tests benchmarks tools
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
