@@ -254,7 +254,7 @@ def test_bad_input_is_named(call, error, match):
     [
         ({"X": np.zeros(5), "y": TINY_Y}, ValueError, "X must be a 2-d array"),
         ({"y": TINY_Y[:3]}, ValueError, "y must have shape"),
-        ({"n_train": 5}, ValueError, "n_train must be between 1 and 4"),
+        ({"n_train": 5}, ValueError, "n_train must be an int between 1 and 4, got 5"),
         ({"n_train": 2.0}, TypeError, "n_train must be an int"),
         ({"seed": None}, TypeError, "seed must be an int"),
         ({"X": np.full((5, 3), np.nan)}, ValueError, "finite"),

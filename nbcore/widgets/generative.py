@@ -13,10 +13,12 @@ static twin for the HTML book, where no kernel runs.
 
 import html
 import math
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import pandas as pd
+
+from nbcore.widgets._checks import check_int
 
 __all__ = [
     "TRAIN_SIZES",
@@ -36,15 +38,6 @@ TRAIN_SIZES = (10, 30, 100, 300, 1_000, 3_000, 10_000, 30_000, 100_000)
 
 # Ranges of the explorer's sliders.
 MAX_FEATURES, MAX_VALUES = 30, 6
-
-
-def _check_int(name, value, minimum, maximum=None):
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < minimum or (maximum is not None and value > maximum):
-        bound = f">= {minimum}" if maximum is None else f"between {minimum} and {maximum}"
-        raise ValueError(f"{name} must be an int {bound}, got {value}")
-    return int(value)
 
 
 def _check_probs(probs, n_values):
@@ -82,8 +75,8 @@ def parameter_counts(n_features, n_values=2):
         ``"naive Bayes"``: D * (M - 1), their free parameters (each sums to one).
         Python integers, exact however large.
     """
-    d = _check_int("n_features", n_features, 1)
-    m = _check_int("n_values", n_values, 2)
+    d = check_int("n_features", n_features, 1)
+    m = check_int("n_values", n_values, 2)
     return {
         "cells": m**d,
         "full joint": m**d - 1,
@@ -106,7 +99,7 @@ def parameter_count_table(features, n_values=2):
         Index ``D``; the columns of :func:`parameter_counts`, as exact integers (object dtype
         once a count no longer fits in 64 bits).
     """
-    features = [_check_int("features", d, 1) for d in np.atleast_1d(features).tolist()]
+    features = [check_int("features", d, 1) for d in np.atleast_1d(features).tolist()]
     if not features:
         raise ValueError("features must hold at least one number of features")
     rows = [parameter_counts(d, n_values) for d in features]
@@ -129,9 +122,9 @@ def draw_records(n_records, n_features, n_values=2, *, probs=None, rng=None):
     -------
     ndarray of shape (n_records, n_features), dtype uint8
     """
-    n = _check_int("n_records", n_records, 1)
-    d = _check_int("n_features", n_features, 1)
-    m = _check_int("n_values", n_values, 2, 255)
+    n = check_int("n_records", n_records, 1)
+    d = check_int("n_features", n_features, 1)
+    m = check_int("n_values", n_values, 2, 255)
     q = _check_probs(probs, m)
     rng = np.random.default_rng(0) if rng is None else rng
     if not isinstance(rng, np.random.Generator):
@@ -182,8 +175,8 @@ def match_rate(n_features, n_train, n_values=2, *, probs=None, n_test=1000, seed
     -------
     float in [0, 1]
     """
-    seed = _check_int("seed", seed, 0)
-    n_test = _check_int("n_test", n_test, 1)
+    seed = check_int("seed", seed, 0)
+    n_test = check_int("n_test", n_test, 1)
     rng = np.random.default_rng(seed)
     train = draw_records(n_train, n_features, n_values, probs=probs, rng=rng)
     test = draw_records(n_test, n_features, n_values, probs=probs, rng=rng)
@@ -226,9 +219,9 @@ def expected_match_rate(n_features, n_train, n_values=2, *, probs=None):
     -------
     float in [0, 1]
     """
-    d = _check_int("n_features", n_features, 1)
-    n = _check_int("n_train", n_train, 1)
-    m = _check_int("n_values", n_values, 2)
+    d = check_int("n_features", n_features, 1)
+    n = check_int("n_train", n_train, 1)
+    m = check_int("n_values", n_values, 2)
     if probs is None:
         return float(_at_least_one(float(m) ** -d, n))
     q = _check_probs(probs, m)
@@ -262,8 +255,8 @@ def match_rate_sweep(
     DataFrame of shape (n_features_settings, n_train_settings)
         Index ``D``, columns ``N``, values the fraction of new records with a twin.
     """
-    features = [_check_int("features", d, 1) for d in np.atleast_1d(features).tolist()]
-    sizes = [_check_int("train_sizes", n, 1) for n in np.atleast_1d(train_sizes).tolist()]
+    features = [check_int("features", d, 1) for d in np.atleast_1d(features).tolist()]
+    sizes = [check_int("train_sizes", n, 1) for n in np.atleast_1d(train_sizes).tolist()]
     if not features or not sizes:
         raise ValueError("features and train_sizes must each hold at least one value")
     if exact:
@@ -368,9 +361,9 @@ def generative_explorer(n_features=10, n_train=1_000, n_values=2, *, n_test=1000
     """
     import ipywidgets as w
 
-    n_features = _check_int("n_features", n_features, 1, MAX_FEATURES)
-    n_values = _check_int("n_values", n_values, 2, MAX_VALUES)
-    n_train = _check_int("n_train", n_train, 1)
+    n_features = check_int("n_features", n_features, 1, MAX_FEATURES)
+    n_values = check_int("n_values", n_values, 2, MAX_VALUES)
+    n_train = check_int("n_train", n_train, 1)
     if n_train not in TRAIN_SIZES:
         raise ValueError(f"n_train must be one of {TRAIN_SIZES}, got {n_train}")
     style = {"description_width": "12em"}

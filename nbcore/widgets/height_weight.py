@@ -14,13 +14,13 @@ As in every explorer, the pure functions (:func:`class_parameters`, :func:`poste
 
 import html
 import math
-from numbers import Real
 
 import numpy as np
 import pandas as pd
 
 from nbcore.numerics import logsumexp
 from nbcore.plotting import class_style, figure_html, new_figure
+from nbcore.widgets._checks import check_bool, check_probability
 
 __all__ = [
     "CLASSES",
@@ -50,22 +50,6 @@ TEST_POINTS = np.array([[72.0, 180.0], [60.0, 100.0], [68.0, 155.0]])
 HEIGHTS = np.linspace(40.0, 85.0, 181)
 WEIGHTS = np.linspace(60.0, 240.0, 145)
 PRIOR_MIN, PRIOR_MAX, PRIOR_STEP = 0.01, 0.99, 0.01
-
-
-def _check_prior_m(prior_m):
-    if isinstance(prior_m, bool) or not isinstance(prior_m, Real):
-        raise TypeError(f"prior_m must be a real number, got {type(prior_m).__name__}")
-    if not 0.0 < prior_m < 1.0:
-        raise ValueError(f"prior_m must be a probability strictly between 0 and 1, got {prior_m}")
-    return float(prior_m)
-
-
-def _check_shared(shared_variance):
-    if not isinstance(shared_variance, (bool, np.bool_)):
-        raise TypeError(
-            f"shared_variance must be True or False, got {type(shared_variance).__name__}"
-        )
-    return bool(shared_variance)
 
 
 def _data(data):
@@ -118,7 +102,7 @@ def class_parameters(data=None, *, shared_variance=False):
         order of :data:`CLASSES`, columns in the order of :data:`FEATURES`.
     """
     data = _data(data)
-    shared = _check_shared(shared_variance)
+    shared = check_bool("shared_variance", shared_variance)
     rows = [data.loc[data["sex"] == c, list(FEATURES)].to_numpy(dtype=float) for c in CLASSES]
     counts = np.array([len(r) for r in rows], dtype=float)
     means = np.array([r.mean(axis=0) for r in rows])
@@ -241,8 +225,8 @@ def posterior_grid(prior_m=0.5, shared_variance=False, *, heights=None, weights=
         :func:`class_parameters`); ``"priors"`` (2,); ``"test_posterior"`` (3,), P(m | x)
         at :data:`TEST_POINTS`; ``"prior_m"`` and ``"shared_variance"``.
     """
-    prior_m = _check_prior_m(prior_m)
-    shared = _check_shared(shared_variance)
+    prior_m = check_probability("prior_m", prior_m, open_low=True, open_high=True)
+    shared = check_bool("shared_variance", shared_variance)
     h = _grid(HEIGHTS if heights is None else heights, "heights")
     w = _grid(WEIGHTS if weights is None else weights, "weights")
     params = class_parameters(data, shared_variance=shared)
@@ -332,7 +316,10 @@ def boundary_small_multiples(priors=(0.3, 0.5, 0.7), *, data=None):
     Figure
         Two rows (per-class variances, shared variance) by ``len(priors)`` columns.
     """
-    priors = [_check_prior_m(p) for p in np.atleast_1d(priors).tolist()]
+    priors = [
+        check_probability("prior_m", p, open_low=True, open_high=True)
+        for p in np.atleast_1d(priors).tolist()
+    ]
     if not priors:
         raise ValueError("priors must hold at least one value")
     data = _data(data)
@@ -409,8 +396,9 @@ def height_weight_explorer(prior_m=0.5, shared_variance=False, *, data=None):
     """
     import ipywidgets as w
 
-    prior_m = min(max(round(_check_prior_m(prior_m), 2), PRIOR_MIN), PRIOR_MAX)
-    shared = _check_shared(shared_variance)
+    prior_m = check_probability("prior_m", prior_m, open_low=True, open_high=True)
+    prior_m = min(max(round(prior_m, 2), PRIOR_MIN), PRIOR_MAX)
+    shared = check_bool("shared_variance", shared_variance)
     data = _data(data)
     style = {"description_width": "9em"}
     prior_slider = w.FloatSlider(

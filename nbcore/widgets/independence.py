@@ -18,10 +18,11 @@ same pure functions (:func:`dependence_sweep`).
 
 import math
 from fractions import Fraction
-from numbers import Real
 
 import numpy as np
 import pandas as pd
+
+from nbcore.widgets._checks import check_probability
 
 __all__ = [
     "STORM_MODEL",
@@ -41,10 +42,8 @@ STEP = 0.01
 
 
 def _check_probability(name, value):
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
-        raise ValueError(f"{name} must be a probability in [0, 1], got {value}")
+    """A probability in [0, 1] as an exact Fraction, so that the tables are exact."""
+    check_probability(name, value)
     return Fraction(value)
 
 
@@ -186,7 +185,7 @@ def symmetric_link(strength):
     its probability in a storm and out of one. Strength 0 makes the feature ignore the storm,
     strength 1 makes it a copy of the storm.
     """
-    s = float(_check_probability("strength", strength))
+    s = check_probability("strength", strength)
     return ((1.0 - s) / 2.0, (1.0 + s) / 2.0)
 
 
@@ -209,8 +208,8 @@ def dependence_sweep(p_storms, strengths):
         ``covariance | no storm``, ``covariance | storm``, ``mutual information | no storm``,
         ``mutual information | storm``.
     """
-    p_storms = [float(_check_probability("p_storm", p)) for p in np.atleast_1d(p_storms)]
-    strengths = [float(_check_probability("strength", s)) for s in np.atleast_1d(strengths)]
+    p_storms = [check_probability("p_storm", p) for p in np.atleast_1d(p_storms)]
+    strengths = [check_probability("strength", s) for s in np.atleast_1d(strengths)]
     if not p_storms or not strengths:
         raise ValueError("p_storms and strengths must each hold at least one value")
     rows, index = [], []

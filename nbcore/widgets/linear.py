@@ -15,12 +15,12 @@ is the static twin for the HTML book.
 
 import html
 import math
-from numbers import Real
 
 import numpy as np
 
 from nbcore.numerics import logsumexp
 from nbcore.plotting import class_style, figure_html, new_figure
+from nbcore.widgets._checks import check_bool, check_real
 
 __all__ = [
     "MEAN_0",
@@ -313,17 +313,13 @@ def explorer_state(
     mean_1 = _check_pair(mean_1, "mean_1", *MEAN_RANGE)
     sigma_0 = _check_pair(sigma_0, "sigma_0", *SIGMA_RANGE)
     sigma_1 = _check_pair(sigma_1, "sigma_1", *SIGMA_RANGE)
-    if isinstance(prior_1, bool) or not isinstance(prior_1, Real):
-        raise TypeError(f"prior_1 must be a real number, got {type(prior_1).__name__}")
-    if not PRIOR_RANGE[0] <= prior_1 <= PRIOR_RANGE[1]:
-        raise ValueError(f"prior_1 must lie in {list(PRIOR_RANGE)}, got {prior_1}")
-    if not isinstance(shared, (bool, np.bool_)):
-        raise TypeError(f"shared must be True or False, got {type(shared).__name__}")
+    prior_1 = check_real("prior_1", prior_1, *PRIOR_RANGE)
+    shared = check_bool("shared", shared)
     means = np.stack([MEAN_0, mean_1])
     variances = np.stack([sigma_0**2, sigma_1**2])
     if shared:
         variances = np.repeat(variances.mean(axis=0, keepdims=True), 2, axis=0)
-    priors = np.array([1.0 - prior_1, float(prior_1)])
+    priors = np.array([1.0 - prior_1, prior_1])
     form = gaussian_log_odds_form(means, variances, priors)
     gx, gy = np.meshgrid(_GRID, _GRID)
     grid_points = np.column_stack([gx.ravel(), gy.ravel()])
@@ -341,7 +337,7 @@ def explorer_state(
         "means": means,
         "variances": variances,
         "priors": priors,
-        "shared": bool(shared),
+        "shared": shared,
     }
 
 

@@ -18,12 +18,12 @@ largest at the sample mean and the 1/n sample variance.
 """
 
 import math
-from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 
 from nbcore import plotting
+from nbcore.widgets._checks import check_int, check_probability, check_real
 
 __all__ = [
     "bernoulli_log_likelihood",
@@ -45,14 +45,9 @@ THETA_GRID = np.linspace(0.001, 0.999, 999)
 
 
 def _check_counts(n_on, n_total):
-    for name, value in (("n_on", n_on), ("n_total", n_total)):
-        if isinstance(value, bool) or not isinstance(value, Integral):
-            raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if n_total < 1:
-        raise ValueError(f"n_total must be at least 1, got {n_total}")
-    if not 0 <= n_on <= n_total:
-        raise ValueError(f"n_on must be between 0 and n_total={n_total}, got {n_on}")
-    return int(n_on), int(n_total)
+    """N_cd and N_c: whole numbers with 0 <= N_cd <= N_c and N_c >= 1."""
+    n_total = check_int("n_total", n_total, 1)
+    return check_int("n_on", n_on, 0, n_total), n_total
 
 
 def _check_theta(theta):
@@ -393,12 +388,6 @@ def gaussian_figure(state, x):
 # --------------------------------------------------------------------------- explorers
 
 
-def _check_real(name, value):
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
-        raise TypeError(f"{name} must be a finite real number, got {value!r}")
-    return float(value)
-
-
 def _summary(text):
     import ipywidgets as w
 
@@ -415,7 +404,7 @@ def bernoulli_explorer(n_on=3, n_total=10, theta=0.5):
     import ipywidgets as w
 
     n_on, n_total = _check_counts(n_on, n_total)
-    theta = float(_check_theta(_check_real("theta", theta)))
+    theta = check_probability("theta", theta)
     style, layout = {"description_width": "8em"}, w.Layout(width="28em")
     theta_slider = w.FloatSlider(
         value=min(max(round(theta, 2), 0.01), 0.99),
@@ -478,8 +467,8 @@ def gaussian_explorer(x, mu=None, var=None):
 
     x = _check_sample(x)
     mean, variance = gaussian_mle(x)
-    mu = mean if mu is None else _check_real("mu", mu)
-    var = variance if var is None else _check_real("var", var)
+    mu = mean if mu is None else check_real("mu", mu)
+    var = variance if var is None else check_real("var", var)
     spread = 3 * math.sqrt(variance) if variance > 0 else 1.0
     style, layout = {"description_width": "8em"}, w.Layout(width="28em")
     mu_slider = w.FloatSlider(

@@ -18,12 +18,12 @@ first rounds to 0.0.
 
 import html
 import math
-from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 
 from nbcore.numerics import logsumexp
+from nbcore.widgets._checks import check_int, check_probability, check_real
 
 __all__ = [
     "CLASSES",
@@ -47,27 +47,6 @@ DTYPES = {"float64": np.float64, "float32": np.float32}
 # and the per-word gap in log probability between the classes (in nats).
 LOG10_LENGTH_MIN, LOG10_LENGTH_MAX, LOG10_LENGTH_STEP = 1.0, 5.0, 0.25
 GAP_MIN, GAP_MAX, GAP_STEP = 0.0, 0.05, 0.001
-
-
-def _check_length(n_words):
-    if isinstance(n_words, bool) or not isinstance(n_words, Integral):
-        raise TypeError(f"n_words must be an int, got {type(n_words).__name__}")
-    if n_words < 0:
-        raise ValueError(f"n_words must be >= 0, got {n_words}")
-    return int(n_words)
-
-
-def _check_real(name, value, low, high, *, open_low=False, open_high=False):
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    value = float(value)
-    too_low = value <= low if open_low else value < low
-    too_high = value >= high if open_high else value > high
-    if not math.isfinite(value) or too_low or too_high:
-        left = "(" if open_low else "["
-        right = ")" if open_high else "]"
-        raise ValueError(f"{name} must be in {left}{low:g}, {high:g}{right}, got {value!r}")
-    return value
 
 
 def _check_dtype(dtype):
@@ -96,10 +75,10 @@ def class_scores(n_words, gap, word_prob=0.01, prior_a=0.5):
     ndarray of shape (2,)
         [b_A, b_B] = [log pi_A + n log p, log pi_B + n (log p - gap)].
     """
-    n = _check_length(n_words)
-    gap = _check_real("gap", gap, 0.0, math.inf, open_high=True)
-    p = _check_real("word_prob", word_prob, 0.0, 1.0, open_low=True, open_high=True)
-    prior = _check_real("prior_a", prior_a, 0.0, 1.0, open_low=True, open_high=True)
+    n = check_int("n_words", n_words, 0)
+    gap = check_real("gap", gap, 0.0)
+    p = check_probability("word_prob", word_prob, open_low=True, open_high=True)
+    prior = check_probability("prior_a", prior_a, open_low=True, open_high=True)
     log_p = math.log(p)
     return np.array([math.log(prior) + n * log_p, math.log1p(-prior) + n * (log_p - gap)])
 
@@ -122,10 +101,10 @@ def naive_posterior(n_words, gap, word_prob=0.01, prior_a=0.5, dtype="float64"):
         scores are 0); ``"underflow"``: bool, some joint score is 0.0; ``"nan"``: bool, the
         posterior is NaN.
     """
-    n = _check_length(n_words)
-    gap = _check_real("gap", gap, 0.0, math.inf, open_high=True)
-    p = _check_real("word_prob", word_prob, 0.0, 1.0, open_low=True, open_high=True)
-    prior = _check_real("prior_a", prior_a, 0.0, 1.0, open_low=True, open_high=True)
+    n = check_int("n_words", n_words, 0)
+    gap = check_real("gap", gap, 0.0)
+    p = check_probability("word_prob", word_prob, open_low=True, open_high=True)
+    prior = check_probability("prior_a", prior_a, open_low=True, open_high=True)
     kind = _check_dtype(dtype)
     word = np.array([p, p * math.exp(-gap)], dtype=kind)  # each word's probability per class
     priors = np.array([prior, 1.0 - prior], dtype=kind)
@@ -254,7 +233,7 @@ def first_zero_length(word_prob, dtype="float64"):
     -------
     int
     """
-    p = _check_real("word_prob", word_prob, 0.0, 1.0, open_low=True, open_high=True)
+    p = check_probability("word_prob", word_prob, open_low=True, open_high=True)
     kind = _check_dtype(dtype)
     base = kind(p)
     if base == 0:
@@ -335,9 +314,9 @@ def numerics_explorer(n_words=100, gap=0.01, word_prob=0.01):
     """
     import ipywidgets as w
 
-    n = _check_length(n_words)
-    gap = _check_real("gap", gap, GAP_MIN, GAP_MAX)
-    word_prob = _check_real("word_prob", word_prob, 0.0, 1.0, open_low=True, open_high=True)
+    n = check_int("n_words", n_words, 0)
+    gap = check_real("gap", gap, GAP_MIN, GAP_MAX)
+    word_prob = check_probability("word_prob", word_prob, open_low=True, open_high=True)
     exponent = math.log10(max(n, 1))
     exponent = round(exponent / LOG10_LENGTH_STEP) * LOG10_LENGTH_STEP
     exponent = min(max(exponent, LOG10_LENGTH_MIN), LOG10_LENGTH_MAX)

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from nbcore.numerics import logsumexp
+from nbcore.widgets._checks import check_int, check_real
 
 __all__ = [
     "SmoothingSplit",
@@ -49,24 +50,13 @@ PRIOR_PSEUDO_MAX, PRIOR_PSEUDO_STEP = 30.0, 0.5
 # --------------------------------------------------------------------------- input checks
 
 
-def _check_real(name, value, *, minimum=0.0, strict=False):
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    value = float(value)
-    too_small = value <= minimum if strict else value < minimum
-    if not math.isfinite(value) or too_small:
-        relation = ">" if strict else ">="
-        raise ValueError(f"{name} must be a finite number {relation} {minimum:g}, got {value}")
-    return value
-
-
 def _check_alpha(alpha):
     if isinstance(alpha, Real) and not isinstance(alpha, bool) and alpha == 0:
         raise ValueError(
             "alpha must be > 0 here: with alpha = 0 a pixel never seen on (or off) in a class "
             "has probability 0, and a test image can rule out every class; got 0.0"
         )
-    return _check_real("alpha", alpha, strict=True)
+    return check_real("alpha", alpha, 0.0, open_low=True)
 
 
 def _check_split(split):
@@ -150,13 +140,9 @@ def make_split(X, y, *, n_train, seed, threshold=0.0):
         raise ValueError(f"y must have shape ({X.shape[0]},) to match X, got {y.shape}")
     if not np.all(np.isfinite(X)):
         raise ValueError("X must hold finite numbers, got NaN or infinity")
-    if isinstance(n_train, bool) or not isinstance(n_train, Integral):
-        raise TypeError(f"n_train must be an int, got {type(n_train).__name__}")
-    if not 1 <= n_train < X.shape[0]:
-        raise ValueError(f"n_train must be between 1 and {X.shape[0] - 1}, got {n_train}")
-    if isinstance(seed, bool) or not isinstance(seed, Integral):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
-    threshold = _check_real("threshold", threshold, minimum=-math.inf)
+    n_train = check_int("n_train", n_train, 1, X.shape[0] - 1)
+    seed = check_int("seed", seed)
+    threshold = check_real("threshold", threshold)
     binary = (X > threshold).astype(np.float64)
     order = np.random.default_rng(seed).permutation(X.shape[0])
     train, test = np.sort(order[:n_train]), np.sort(order[n_train:])
@@ -199,7 +185,7 @@ def smoothed_estimates(split, alpha, prior_pseudo=0.0):
     """
     split = _check_split(split)
     alpha = _check_alpha(alpha)
-    beta = _check_real("prior_pseudo", prior_pseudo)
+    beta = check_real("prior_pseudo", prior_pseudo, 0.0)
     n_classes = len(split.classes)
     total = split.class_count.sum() + n_classes * beta
     class_prior = (split.class_count + beta) / total
@@ -220,14 +206,6 @@ def _log_posterior(estimates, X):
     return scores - logsumexp(scores, axis=1, keepdims=True)
 
 
-def _check_index(split, index):
-    if isinstance(index, bool) or not isinstance(index, Integral):
-        raise TypeError(f"index must be an int, got {type(index).__name__}")
-    if not 0 <= index < len(split.y_test):
-        raise ValueError(f"index must be between 0 and {len(split.y_test) - 1}, got {index}")
-    return int(index)
-
-
 def point_posterior(split, alpha, prior_pseudo=0.0, index=0):
     """Posterior P(y = c | x) of one test record.
 
@@ -244,7 +222,7 @@ def point_posterior(split, alpha, prior_pseudo=0.0, index=0):
         Index ``split.classes``, the posterior probabilities (they sum to 1).
     """
     split = _check_split(split)
-    index = _check_index(split, index)
+    index = check_int("index", index, 0, len(split.y_test) - 1)
     estimates = smoothed_estimates(split, alpha, prior_pseudo)
     log_post = _log_posterior(estimates, split.X_test[index : index + 1])[0]
     return pd.Series(np.exp(log_post), index=split.classes, name="posterior")
@@ -289,7 +267,7 @@ def explorer_state(split, alpha, prior_pseudo=0.0, index=0):
         and ``"prediction"`` of the test record.
     """
     split = _check_split(split)
-    index = _check_index(split, index)
+    index = check_int("index", index, 0, len(split.y_test) - 1)
     posterior = point_posterior(split, alpha, prior_pseudo, index)
     return {
         "estimates": smoothed_estimates(split, alpha, prior_pseudo),
@@ -359,8 +337,8 @@ def beta_pdf(theta, a, b):
     -------
     ndarray of the shape of ``theta``
     """
-    a = _check_real("a", a, strict=True)
-    b = _check_real("b", b, strict=True)
+    a = check_real("a", a, 0.0, open_low=True)
+    b = check_real("b", b, 0.0, open_low=True)
     theta = np.asarray(theta, dtype=np.float64)
     if np.any((theta < 0) | (theta > 1)) or not np.all(np.isfinite(theta)):
         raise ValueError("theta must hold numbers in [0, 1]")
@@ -402,8 +380,8 @@ def beta_point_estimates(n_on, n_records, a, b):
             raise ValueError(f"{name} must be a count (an int >= 0), got {value!r}")
     if n_on > n_records:
         raise ValueError(f"n_on must be <= n_records, got {n_on} > {n_records}")
-    a = _check_real("a", a, strict=True)
-    b = _check_real("b", b, strict=True)
+    a = check_real("a", a, 0.0, open_low=True)
+    b = check_real("b", b, 0.0, open_low=True)
     post_a, post_b = n_on + a, n_records - n_on + b
     if post_a >= 1 and post_b >= 1 and post_a + post_b > 2:
         mode = (post_a - 1) / (post_a + post_b - 2)
@@ -526,9 +504,9 @@ def smoothing_explorer(split, alpha=1.0, prior_pseudo=0.0, index=0):
 
     split = _check_split(split)
     exponent = _on_alpha_grid(alpha)
-    beta = _check_real("prior_pseudo", prior_pseudo)
+    beta = check_real("prior_pseudo", prior_pseudo, 0.0)
     beta = min(round(beta / PRIOR_PSEUDO_STEP) * PRIOR_PSEUDO_STEP, PRIOR_PSEUDO_MAX)
-    index = _check_index(split, index)
+    index = check_int("index", index, 0, len(split.y_test) - 1)
     style = {"description_width": "14em"}
     layout = w.Layout(width="36em")
     alpha_slider = w.FloatLogSlider(

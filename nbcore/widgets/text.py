@@ -12,9 +12,7 @@ with :func:`log_odds_table`.
 """
 
 import html
-import math
 import re
-from numbers import Real
 
 import numpy as np
 import pandas as pd
@@ -23,6 +21,7 @@ from nbcore.bernoulli import BernoulliNB
 from nbcore.datasets import load_messages
 from nbcore.multinomial import MultinomialNB
 from nbcore.plotting import class_style, new_figure
+from nbcore.widgets._checks import check_real
 
 __all__ = [
     "EXAMPLE_MESSAGES",
@@ -106,14 +105,6 @@ def count_matrix(texts, vocabulary=None):
     return counts, vocabulary
 
 
-def _check_alpha(alpha):
-    if isinstance(alpha, bool) or not isinstance(alpha, Real):
-        raise TypeError(f"alpha must be a real number, got {type(alpha).__name__}")
-    if not math.isfinite(alpha) or alpha <= 0:
-        raise ValueError(f"alpha must be a finite number > 0, got {alpha}")
-    return float(alpha)
-
-
 def _messages_data(data):
     if data is None:
         return load_messages()
@@ -160,7 +151,7 @@ def word_contributions(message, alpha=1.0, *, data=None):
     """
     if not isinstance(message, str):
         raise TypeError(f"message must be a str, got {type(message).__name__}")
-    alpha = _check_alpha(alpha)
+    alpha = check_real("alpha", alpha, 0.0, open_low=True)
     data = _messages_data(data)
     X, vocabulary = count_matrix(data["text"].tolist())
     y = data["label"].to_numpy()
@@ -219,7 +210,7 @@ def log_odds_table(messages, alphas, *, data=None):
     DataFrame of shape (n_messages * n_alphas, 4)
         Index (message, alpha); columns the log-odds of spam and P(spam | x) of each model.
     """
-    alphas = [_check_alpha(a) for a in np.atleast_1d(alphas).tolist()]
+    alphas = [check_real("alpha", a, 0.0, open_low=True) for a in np.atleast_1d(alphas).tolist()]
     messages = list(messages)
     if not messages or not alphas:
         raise ValueError("messages and alphas must each hold at least one value")
@@ -372,7 +363,7 @@ def contribution_small_multiples(messages=EXAMPLE_MESSAGES, alphas=(0.1, 1.0, 5.
         A grid of n_messages x n_alphas bar charts; panels in a row share their axes.
     """
     messages = list(messages)
-    alphas = [_check_alpha(a) for a in np.atleast_1d(alphas).tolist()]
+    alphas = [check_real("alpha", a, 0.0, open_low=True) for a in np.atleast_1d(alphas).tolist()]
     if not messages or not alphas:
         raise ValueError("messages and alphas must each hold at least one value")
     data = _messages_data(data)
@@ -427,7 +418,8 @@ def text_explorer(message=EXAMPLE_MESSAGES[0], alpha=1.0, *, data=None):
 
     if not isinstance(message, str):
         raise TypeError(f"message must be a str, got {type(message).__name__}")
-    alpha = round(round(_check_alpha(alpha) / ALPHA_STEP) * ALPHA_STEP, 10)
+    alpha = check_real("alpha", alpha, 0.0, open_low=True)
+    alpha = round(round(alpha / ALPHA_STEP) * ALPHA_STEP, 10)
     alpha = min(max(alpha, ALPHA_MIN), ALPHA_MAX)
     data = _messages_data(data)
     style = {"description_width": "9em"}

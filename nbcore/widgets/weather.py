@@ -8,10 +8,11 @@ same pure functions (:func:`weather_posterior_sweep`).
 
 import html
 import math
-from numbers import Real
 
 import numpy as np
 import pandas as pd
+
+from nbcore.widgets._checks import check_probability, check_real
 
 __all__ = [
     "WEATHER_TEST_DAY",
@@ -44,22 +45,6 @@ CLASSES = ("yes", "no")
 # Ranges and steps of the explorer's sliders.
 ALPHA_MAX, ALPHA_STEP = 20.0, 0.1
 PRIOR_MIN, PRIOR_MAX = 0.01, 0.99
-
-
-def _check_alpha(alpha):
-    if isinstance(alpha, bool) or not isinstance(alpha, Real):
-        raise TypeError(f"alpha must be a real number, got {type(alpha).__name__}")
-    if not math.isfinite(alpha) or alpha < 0:
-        raise ValueError(f"alpha must be a finite number >= 0, got {alpha}")
-    return float(alpha)
-
-
-def _check_prior_yes(prior_yes):
-    if isinstance(prior_yes, bool) or not isinstance(prior_yes, Real):
-        raise TypeError(f"prior_yes must be a real number, got {type(prior_yes).__name__}")
-    if not 0.0 <= prior_yes <= 1.0:
-        raise ValueError(f"prior_yes must be a probability in [0, 1], got {prior_yes}")
-    return float(prior_yes)
 
 
 def _weather_data(data):
@@ -101,7 +86,7 @@ def weather_class_scores(alpha=0.0, prior_yes=None, *, day=None, data=None):
     Series of shape (2,)
         Index ``["yes", "no"]``, the joint probabilities p(x, y=c) under the model.
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_real("alpha", alpha, 0.0)
     data = _weather_data(data)
     day = dict(WEATHER_TEST_DAY if day is None else day)
     features = [c for c in data.columns if c != "play"]
@@ -114,7 +99,7 @@ def weather_class_scores(alpha=0.0, prior_yes=None, *, day=None, data=None):
     if prior_yes is None:
         prior = class_count / class_count.sum()
     else:
-        p = _check_prior_yes(prior_yes)
+        p = check_probability("prior_yes", prior_yes)
         prior = pd.Series([p, 1.0 - p], index=classes)
     scores = prior.astype(float).copy()
     for feature in features:
@@ -173,8 +158,8 @@ def weather_posterior_sweep(alphas, priors, *, day=None, data=None):
     DataFrame of shape (n_alphas, n_priors)
         Index ``alpha``, one column per prior of "yes", values P(play = yes | x).
     """
-    alphas = [_check_alpha(a) for a in np.atleast_1d(alphas).tolist()]
-    priors = [_check_prior_yes(p) for p in np.atleast_1d(priors).tolist()]
+    alphas = [check_real("alpha", a, 0.0) for a in np.atleast_1d(alphas).tolist()]
+    priors = [check_probability("prior_yes", p) for p in np.atleast_1d(priors).tolist()]
     if not alphas or not priors:
         raise ValueError("alphas and priors must each hold at least one value")
     data = _weather_data(data)
@@ -246,8 +231,10 @@ def weather_explorer(alpha=0.0, prior_yes=9 / 14, *, day=None, data=None):
 
     # Start on the sliders' grids (clipped to their ranges), so that the first panel shows
     # exactly the setting the sliders show, in the notebook and in the static HTML book.
-    alpha = min(round(round(_check_alpha(alpha) / ALPHA_STEP) * ALPHA_STEP, 10), ALPHA_MAX)
-    prior_yes = min(max(round(_check_prior_yes(prior_yes), 2), PRIOR_MIN), PRIOR_MAX)
+    alpha = check_real("alpha", alpha, 0.0)
+    prior_yes = check_probability("prior_yes", prior_yes)
+    alpha = min(round(round(alpha / ALPHA_STEP) * ALPHA_STEP, 10), ALPHA_MAX)
+    prior_yes = min(max(round(prior_yes, 2), PRIOR_MIN), PRIOR_MAX)
     data = _weather_data(data)
     style = {"description_width": "9em"}
     layout = w.Layout(width="30em")
