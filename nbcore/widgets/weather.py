@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from nbcore.plotting import OKABE_ITO
 from nbcore.widgets._checks import check_probability, check_real
 
 __all__ = [
@@ -174,6 +175,22 @@ def weather_posterior_sweep(alphas, priors, *, day=None, data=None):
     return table
 
 
+def _posterior_rows(posterior):
+    """Table rows for P(play = yes | x) and P(play = no | x): a label, a bar and the value."""
+    rows = []
+    for label, colour in (("yes", OKABE_ITO["blue"]), ("no", OKABE_ITO["orange"])):
+        p = float(posterior[label])
+        rows.append(
+            "<tr>"
+            f"<td style='padding-right:0.5em'>P(play = {label} | x)</td>"
+            f"<td style='width:14em'><div style='background:{colour};height:0.9em;"
+            f"width:{100 * p:.1f}%'></div></td>"
+            f"<td style='padding-left:0.5em;font-family:monospace'>{p:.4f}</td>"
+            "</tr>"
+        )
+    return rows
+
+
 def posterior_html(state, *, alpha, prior_yes):
     """HTML summary of one explorer setting: a bar per class and the decision.
 
@@ -190,17 +207,7 @@ def posterior_html(state, *, alpha, prior_yes):
         An HTML fragment (no scripts, no external resources).
     """
     posterior = state["posterior"]
-    rows = []
-    for label, colour in (("yes", "#0072B2"), ("no", "#E69F00")):
-        p = float(posterior[label])
-        rows.append(
-            "<tr>"
-            f"<td style='padding-right:0.5em'>P(play = {label} | x)</td>"
-            f"<td style='width:14em'><div style='background:{colour};height:0.9em;"
-            f"width:{100 * p:.1f}%'></div></td>"
-            f"<td style='padding-left:0.5em;font-family:monospace'>{p:.4f}</td>"
-            "</tr>"
-        )
+    rows = _posterior_rows(posterior)
     prediction = html.escape(state["prediction"])
     return (
         f"<div><p>alpha = {alpha:.2f}, prior of yes = {prior_yes:.2f}</p>"
@@ -464,17 +471,7 @@ def numeric_posterior_grid(
 
 
 def _numeric_html(posterior, day, ddof):
-    rows = []
-    for label, colour in (("yes", "#0072B2"), ("no", "#E69F00")):
-        p = float(posterior[label])
-        rows.append(
-            "<tr>"
-            f"<td style='padding-right:0.5em'>P(play = {label} | x)</td>"
-            f"<td style='width:14em'><div style='background:{colour};height:0.9em;"
-            f"width:{100 * p:.1f}%'></div></td>"
-            f"<td style='padding-left:0.5em;font-family:monospace'>{p:.4f}</td>"
-            "</tr>"
-        )
+    rows = _posterior_rows(posterior)
     prediction = "yes" if posterior["yes"] > posterior["no"] else "no"
     convention = "1/N_c (maximum likelihood)" if ddof == 0 else "1/(N_c - 1) (sample)"
     described = html.escape(
