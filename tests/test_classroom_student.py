@@ -258,3 +258,31 @@ def test_make_student_target():
         ["make", "-n", "student"], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert "-m nbcore.classroom student book --out _build/student" in done.stdout
+
+
+def test_widgets_made_by_a_solution_do_not_survive_in_the_copy():
+    from nbcore.classroom.student import WIDGET_STATE, WIDGET_VIEW, student_copy
+
+    book = ROOT / "book" / "06_weather.ipynb"
+    nb = read_chapter(book)
+    state = nb.metadata["widgets"][WIDGET_STATE]["state"]
+    shown = set(state)
+    # a solution that displays a slider: its view in the outputs, its models in the state
+    found = find_exercises(nb)
+    secret, secret_layout = "f" * 32, "e" * 32
+    state[secret] = {
+        "model_name": "IntSliderModel",
+        "state": {"value": 424242, "layout": f"IPY_MODEL_{secret_layout}"},
+    }
+    state[secret_layout] = {"model_name": "LayoutModel", "state": {}}
+    view = nbformat.v4.new_output(
+        "display_data", data={WIDGET_VIEW: {"model_id": secret, "version_major": 2}}
+    )
+    nb.cells[found[0].solution_cells[0]].outputs.append(view)
+
+    copy = student_copy(nb, found, {ex.id: "sealed" for ex in found}, book.stem)
+    kept = copy.metadata["widgets"][WIDGET_STATE]["state"]
+    assert secret not in kept and secret_layout not in kept
+    assert "424242" not in json.dumps(copy)
+    # the chapter's own explorers keep every model they need
+    assert set(kept) == shown

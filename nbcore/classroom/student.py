@@ -130,6 +130,40 @@ def _replace_span(source, span, text):
     return (head + text.encode("utf-8") + tail).decode("utf-8")
 
 
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+_MODEL_REFERENCE = re.compile(r"IPY_MODEL_([0-9A-Za-z-]+)")
+
+
+def _keep_shown_widgets(nb):
+    """Drop the saved state of every widget that no kept output shows.
+
+    The notebook's metadata stores the state of every widget the chapter created, solutions
+    included; a widget made by a solution would otherwise survive in the student copy. Kept
+    are the models a remaining output displays and the models they refer to (layouts,
+    styles, children), found through their ``IPY_MODEL_<id>`` references.
+    """
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state")
+    if not state:
+        return
+    to_visit = [
+        output["data"][WIDGET_VIEW]["model_id"]
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if WIDGET_VIEW in output.get("data", {})
+    ]
+    kept = set()
+    while to_visit:
+        model_id = to_visit.pop()
+        if model_id in kept or model_id not in state:
+            continue
+        kept.add(model_id)
+        to_visit += _MODEL_REFERENCE.findall(json.dumps(state[model_id]))
+    for model_id in set(state) - kept:
+        del state[model_id]
+
+
 def student_copy(nb, exercises, sealed_values, chapter):
     """The student copy of ``nb`` (a new notebook; ``nb`` is not changed)."""
     solution_of = {i: ex for ex in exercises for i in ex.solution_cells}
@@ -167,6 +201,7 @@ def student_copy(nb, exercises, sealed_values, chapter):
                     output["execution_count"] = cell.execution_count
         cells.append(cell)
     student = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(nb.metadata))
+    _keep_shown_widgets(student)
     student.metadata.pop("jupytext", None)
     student.metadata["nbcore"] = {"chapter": chapter, "copy": "student"}
     return student
