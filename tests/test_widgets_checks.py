@@ -1,6 +1,7 @@
 """The explorers' shared argument checks: each error path, and what passes through."""
 
 import math
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -159,8 +160,10 @@ def test_bool_returns_a_python_bool(value):
 
 
 @pytest.mark.parametrize(
-    ("value", "kind"), [(1, "int"), (0.0, "float"), ("yes", "str"), (None, "NoneType")]
+    ("value", "shown"),
+    [(1, "1 (int)"), (0.0, "0.0 (float)"), ("yes", "'yes' (str)"), (None, "None (NoneType)")],
 )
-def test_bool_refuses_anything_else(value, kind):
-    with pytest.raises(TypeError, match=f"^shared must be True or False, got {kind}$"):
+def test_bool_refuses_anything_else(value, shown):
+    message = f"^shared must be True or False; got {re.escape(shown)}\\.$"
+    with pytest.raises(TypeError, match=message):
         check_bool("shared", value)

@@ -9,7 +9,7 @@ Python counts ``True`` as 1), a ValueError when it is of the right kind but out 
 import math
 from numbers import Integral, Real
 
-import numpy as np
+from nbcore import _validation
 
 __all__ = ["check_real", "check_probability", "check_int", "check_bool"]
 
@@ -112,6 +112,5 @@ def check_bool(name, value):
     TypeError
         ``value`` is not a bool.
     """
-    if not isinstance(value, bool | np.bool_):
-        raise TypeError(f"{name} must be True or False, got {type(value).__name__}")
+    _validation.check_bool(name, value)  # the estimators' check: one wording for both
     return bool(value)
