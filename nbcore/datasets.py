@@ -18,6 +18,15 @@ __all__ = [
     "load_sms_spam",
 ]
 
+#: How to cite the SMS Spam Collection (the creators ask for this reference).
+SMS_SPAM_CITATION = (
+    "Almeida, T. A., Gómez Hidalgo, J. M., and Yamakami, A. (2011). Contributions to the "
+    "Study of SMS Spam Filtering: New Collection and Results. Proceedings of the 2011 ACM "
+    "Symposium on Document Engineering (DocEng'11), Mountain View, CA, USA."
+)
+#: The licence under which the UCI Machine Learning Repository publishes it.
+SMS_SPAM_LICENCE = "Creative Commons Attribution 4.0 International (CC BY 4.0)"
+
 
 def _read(name, **kwargs):
     with resources.files("nbcore.data").joinpath(name).open("r", encoding="utf-8") as f:

@@ -9,7 +9,7 @@ import tomllib
 from importlib import resources
 from pathlib import Path
 
-from nbcore.datasets import load_sms_spam
+from nbcore.datasets import SMS_SPAM_CITATION, SMS_SPAM_LICENCE, load_sms_spam
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = resources.files("nbcore.data")
@@ -70,6 +70,11 @@ def test_attribution_ships_next_to_the_data():
         "5,171",
     ]:
         assert fact in note, fact
+    # the constants the book cites say what the note says
+    assert " ".join(SMS_SPAM_CITATION.replace("*", "").split()) in " ".join(
+        note.replace("> ", "").split()
+    )
+    assert "CC BY 4.0" in SMS_SPAM_LICENCE and "Attribution 4.0 International" in note
 
 
 def test_package_data_includes_the_corpus_and_its_note():
