@@ -1,1 +1,2 @@
-"""The small datasets of the book, as CSV files (read by nbcore.datasets)."""
+"""The datasets of the book (read by nbcore.datasets): small CSV tables, and the SMS Spam
+Collection as published, with its attribution in SMSSpamCollection.README.md."""
