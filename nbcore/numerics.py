@@ -7,7 +7,7 @@ posteriors with :func:`logsumexp`; nothing multiplies raw probabilities, which u
 
 import numpy as np
 
-__all__ = ["logsumexp", "log_ratio", "xlogp"]
+__all__ = ["logsumexp", "log_ratio", "xlogp", "xlogp_absent"]
 
 
 def logsumexp(a, axis=-1, keepdims=False):
@@ -89,8 +89,8 @@ def xlogp(X, log_p):
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-        Non-negative counts or 0/1 indicators.
+    X : ndarray or scipy.sparse matrix of shape (n_samples, n_features)
+        Non-negative counts or 0/1 indicators. A sparse X stays sparse.
     log_p : ndarray of shape (n_classes, n_features)
         Log probabilities, entries may be -inf.
 
@@ -108,4 +108,36 @@ def xlogp(X, log_p):
     out = X @ np.where(impossible, 0.0, log_p).T
     # x_id > 0 of an outcome with probability 0 makes the whole product 0
     out[((X != 0) @ impossible.T) > 0] = -np.inf
+    return out
+
+
+def xlogp_absent(X, log_q):
+    """sum_d (1 - x_id) log q_cd for every sample i and class c, with 0 log 0 = 0.
+
+    The log of prod_d q_cd ** (1 - x_id), the "feature absent" half of the Bernoulli
+    likelihood (q = 1 - theta), computed without forming 1 - X, which would be dense:
+    sum_d (1 - x_id) log q_cd = sum_d log q_cd - sum_d x_id log q_cd. As in :func:`xlogp`,
+    a probability q_cd = 0 counts only where 1 - x_id is not 0, that is where x_id != 1.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix of shape (n_samples, n_features)
+        0/1 indicators. A sparse X stays sparse.
+    log_q : ndarray of shape (n_classes, n_features)
+        Log probabilities, entries may be -inf.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_classes)
+
+    Notes
+    -----
+    The Bernoulli likelihood is derived in chapter 3, its linear form in chapter 9.
+    """
+    impossible = np.isneginf(log_q)
+    finite = np.where(impossible, 0.0, log_q)
+    out = finite.sum(axis=1) - X @ finite.T
+    # an absent feature (x_id != 1) whose absence has probability 0 rules out class c
+    n_present = (X == 1) @ impossible.T.astype(np.float64)
+    out[n_present < impossible.sum(axis=1)] = -np.inf
     return out
