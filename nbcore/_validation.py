@@ -282,6 +282,25 @@ def _range(X):
     return smallest, largest
 
 
+# The bits of +inf read as an unsigned integer. The floats in [0, inf), sign bit clear and
+# exponent not all ones, are exactly those whose bits read as a smaller integer.
+_INF_BITS = np.float64(np.inf).view(np.uint64)
+
+
+def _surely_valid(values, counts):
+    """One pass over a float64 array: True only if every entry is finite (and >= 0 for counts).
+
+    False does not mean invalid: it sends X to the exact checks, which find the first bad
+    entry for the message, or pass (-0.0 as a count; finite numbers whose sum overflows).
+    """
+    if counts:
+        # NaN, +-inf and negative numbers all have bits >= those of +inf: one max finds them
+        return bool(values.view(np.uint64).max() < _INF_BITS)
+    with np.errstate(over="ignore", invalid="ignore"):
+        # NaN and inf propagate through a sum; an overflow only costs the exact check
+        return bool(np.isfinite(values.sum()))
+
+
 def _first_bad(mask):
     row, col = np.argwhere(mask)[0]
     return f"row {row}, column {col}"
@@ -327,17 +346,17 @@ def check_sparse_X(estimator, X, reset, counts):
         )
     X = X.astype(np.float64, copy=False)
     data = X.data
-    # the implicit zeros count too: the range of all entries includes 0
-    smallest, largest = _range(data.reshape(-1, 1)) if data.size else (0.0, 0.0)
-    _check_values(
-        type(estimator).__name__,
-        min(smallest, 0.0),
-        max(largest, 0.0),
-        counts,
-        lambda: _first_bad_stored(X, np.isnan(data)),
-        lambda: _first_bad_stored(X, np.isinf(data)),
-        lambda: _first_bad_stored(X, data < 0),
-    )
+    if data.size and not _surely_valid(data, counts):
+        smallest, largest = _range(data.reshape(-1, 1))
+        _check_values(
+            type(estimator).__name__,
+            smallest,
+            largest,
+            counts,
+            lambda: _first_bad_stored(X, np.isnan(data)),
+            lambda: _first_bad_stored(X, np.isinf(data)),
+            lambda: _first_bad_stored(X, data < 0),
+        )
     _check_features(estimator, X, X.shape[1], reset)
     return X
 
@@ -392,16 +411,17 @@ def check_X(estimator, X, reset, counts=False, sparse=False):
                 ) from None
         array = array.astype(np.float64, copy=False)
     _check_shape(estimator, array.shape)
-    smallest, largest = _range(array)
-    _check_values(
-        name,
-        smallest,
-        largest,
-        counts,
-        lambda: _first_bad(np.isnan(array)),
-        lambda: _first_bad(np.isinf(array)),
-        lambda: _first_bad(array < 0),
-    )
+    if not _surely_valid(array, counts):
+        smallest, largest = _range(array)
+        _check_values(
+            name,
+            smallest,
+            largest,
+            counts,
+            lambda: _first_bad(np.isnan(array)),
+            lambda: _first_bad(np.isinf(array)),
+            lambda: _first_bad(array < 0),
+        )
     _check_features(estimator, X0, array.shape[1], reset)
     return array
 
