@@ -64,8 +64,12 @@ CASES = [
     Case("bernoulli", "BernoulliNB", "counts", 20_000, 2_000, 20, 1.0, True),
     Case("complement", "ComplementNB", "counts", 20_000, 2_000, 20, None, False),
     Case("categorical", "CategoricalNB", "categorical", 100_000, 20, 10, None, False),
+    Case("sparse multinomial", "MultinomialNB", "sparse", 100_000, 50_000, 5, 1.0, True),
+    Case("sparse bernoulli", "BernoulliNB", "sparse", 100_000, 50_000, 5, 1.0, True),
+    Case("sparse complement", "ComplementNB", "sparse", 100_000, 50_000, 5, 1.0, True),
 ]
-QUICK_ROWS = {"gaussian": 20_000, "counts": 2_000, "categorical": 10_000}
+QUICK_ROWS = {"gaussian": 20_000, "counts": 2_000, "categorical": 10_000, "sparse": 10_000}
+WORDS_PER_DOCUMENT = 50  # word tokens per document: about 3M (row, word) pairs in 100,000 rows
 
 
 def make_data(case, quick=False):
@@ -88,9 +92,27 @@ def make_data(case, quick=False):
         cumulative = p.cumsum(axis=2)[y]  # (n, d, categories)
         u = rng.random((n, d, 1))
         X = np.minimum((u > cumulative).sum(axis=2), n_categories - 1).astype(np.int64)
+    elif case.kind == "sparse":
+        X = sparse_bag_of_words(rng, y, d)
     else:
         raise ValueError(case.kind)
     return X, y
+
+
+def sparse_bag_of_words(rng, y, n_words):
+    """A CSR bag of words: word ranks from a Zipf law, a third of them shifted by class.
+
+    Returns a scipy.sparse CSR matrix of shape (len(y), n_words) with float64 counts;
+    repeated words of a document are summed.
+    """
+    from scipy import sparse
+
+    rows = np.repeat(np.arange(len(y)), WORDS_PER_DOCUMENT)
+    ranks = np.minimum(rng.zipf(1.1, rows.size) - 1, n_words - 1)
+    topical = rng.random(rows.size) < 1 / 3  # class-specific words: the rank shifted by class
+    words = np.where(topical, (ranks + 997 * y[rows]) % n_words, ranks)
+    counts = np.ones(rows.size)
+    return sparse.csr_matrix((counts, (rows, words)), shape=(len(y), n_words))
 
 
 def estimator(library, name):
@@ -337,6 +359,8 @@ def main():
     for case in CASES:
         X, y = make_data(case, args.quick)
         shape = f"{X.shape[0]:,} x {X.shape[1]:,}, {case.n_classes} classes"
+        if case.kind == "sparse":
+            shape += f", sparse CSR, {X.nnz:,} nonzeros"
         print(f"{case.name}: {case.estimator} on {shape} ...", flush=True)
         try:
             split = time_case(case, X, y, args.repeats)

@@ -209,9 +209,20 @@ def check_kinds(kinds, columns):
 # X
 
 
-def _densify(X):
-    # a scipy.sparse matrix: nbcore computes with dense arrays
-    return X.toarray() if hasattr(X, "toarray") and hasattr(X, "nnz") else X
+def is_sparse(X):
+    """True for a scipy.sparse matrix or array, found without importing SciPy."""
+    return type(X).__module__.startswith("scipy.sparse") and hasattr(X, "tocsr")
+
+
+def check_dense(estimator, X):
+    """Refuse sparse input where a model needs dense columns (Gaussian, categorical, mixed)."""
+    if is_sparse(X):
+        raise TypeError(
+            f"X must be dense for {type(estimator).__name__} (an array-like or DataFrame of "
+            f"shape (n_samples, n_features)); got a sparse {type(X).__name__} of shape "
+            f"{X.shape}. Only MultinomialNB, BernoulliNB and ComplementNB take sparse counts; "
+            "use X.toarray() if the dense matrix fits in memory."
+        )
 
 
 def _check_shape(estimator, shape):
@@ -271,22 +282,101 @@ def _range(X):
     return smallest, largest
 
 
+# The bits of +inf read as an unsigned integer. The floats in [0, inf), sign bit clear and
+# exponent not all ones, are exactly those whose bits read as a smaller integer.
+_INF_BITS = np.float64(np.inf).view(np.uint64)
+
+
+def _surely_valid(values, counts):
+    """One pass over a float64 array: True only if every entry is finite (and >= 0 for counts).
+
+    False does not mean invalid: it sends X to the exact checks, which find the first bad
+    entry for the message, or pass (-0.0 as a count; finite numbers whose sum overflows).
+    """
+    if counts:
+        # NaN, +-inf and negative numbers all have bits >= those of +inf: one max finds them
+        return bool(values.view(np.uint64).max() < _INF_BITS)
+    with np.errstate(over="ignore", invalid="ignore"):
+        # NaN and inf propagate through a sum; an overflow only costs the exact check
+        return bool(np.isfinite(values.sum()))
+
+
 def _first_bad(mask):
     row, col = np.argwhere(mask)[0]
     return f"row {row}, column {col}"
 
 
-def check_X(estimator, X, reset, counts=False):
+def _first_bad_stored(X, mask):
+    """Where the first flagged stored value of a CSR matrix is: "row i, column j"."""
+    k = np.flatnonzero(mask)[0]
+    row = np.searchsorted(X.indptr, k, side="right") - 1
+    return f"row {row}, column {X.indices[k]}"
+
+
+def _check_values(name, smallest, largest, counts, where_nan, where_inf, where_negative):
+    """Finite everywhere, and >= 0 for counts; the where_* give "row i, column j" lazily."""
+    if not (np.isfinite(smallest) and np.isfinite(largest)):
+        nan = np.isnan(smallest) or np.isnan(largest)  # NaN propagates through min and max
+        what, where = ("NaN", where_nan) if nan else ("infinity", where_inf)
+        raise ValueError(
+            f"Input X contains {what} (first at {where()}); {name} needs finite "
+            "numbers. Missing values are left out only by CategoricalNB and MixedNB "
+            "(categorical columns)."
+        )
+    if counts and smallest < 0:
+        raise ValueError(
+            f"Negative values in data passed to {name} (input X): X must hold counts >= 0; "
+            f"got {_show(smallest)} (first negative at {where_negative()})."
+        )
+
+
+def check_sparse_X(estimator, X, reset, counts):
+    """A scipy.sparse X of the count models, as CSR with float64 stored values.
+
+    Only the stored values (``X.data``) are read: the matrix is never made dense. COO and CSC
+    are converted to CSR (a copy of the stored entries, duplicates summed); CSR float64 input
+    is used as it is.
+    """
+    _check_shape(estimator, X.shape)
+    X = X.tocsr()
+    if X.dtype.kind not in "biuf":
+        raise TypeError(
+            f"X must be numeric for {type(estimator).__name__}; got a sparse matrix of dtype "
+            f"{X.dtype}."
+        )
+    X = X.astype(np.float64, copy=False)
+    data = X.data
+    if data.size and not _surely_valid(data, counts):
+        smallest, largest = _range(data.reshape(-1, 1))
+        _check_values(
+            type(estimator).__name__,
+            smallest,
+            largest,
+            counts,
+            lambda: _first_bad_stored(X, np.isnan(data)),
+            lambda: _first_bad_stored(X, np.isinf(data)),
+            lambda: _first_bad_stored(X, data < 0),
+        )
+    _check_features(estimator, X, X.shape[1], reset)
+    return X
+
+
+def check_X(estimator, X, reset, counts=False, sparse=False):
     """X for the numeric models: a finite, non-empty (n_samples, n_features) float array.
 
-    With ``counts=True`` (MultinomialNB, ComplementNB) every entry must also be >= 0.
+    With ``counts=True`` (MultinomialNB, ComplementNB) every entry must also be >= 0. With
+    ``sparse=True`` a scipy.sparse X is accepted and returned as CSR (see
+    :func:`check_sparse_X`); otherwise it is refused.
     """
     name = type(estimator).__name__
     if X is None or isinstance(X, str | dict):
         raise TypeError(
             f"X must be an array-like of shape (n_samples, n_features); got {_kind_of(X)}."
         )
-    X0 = _densify(X)
+    if is_sparse(X) and sparse:
+        return check_sparse_X(estimator, X, reset, counts)
+    check_dense(estimator, X)
+    X0 = X
     if isinstance(X0, pd.DataFrame):
         for column in X0.columns:
             if not (
@@ -321,19 +411,16 @@ def check_X(estimator, X, reset, counts=False):
                 ) from None
         array = array.astype(np.float64, copy=False)
     _check_shape(estimator, array.shape)
-    smallest, largest = _range(array)
-    if not (np.isfinite(smallest) and np.isfinite(largest)):
-        nan, inf = np.isnan(array), np.isinf(array)
-        what, where = ("NaN", nan) if nan.any() else ("infinity", inf)
-        raise ValueError(
-            f"Input X contains {what} (first at {_first_bad(where)}); {name} needs finite "
-            "numbers. Missing values are left out only by CategoricalNB and MixedNB "
-            "(categorical columns)."
-        )
-    if counts and smallest < 0:
-        raise ValueError(
-            f"Negative values in data passed to {name} (input X): X must hold counts >= 0; "
-            f"got {_show(smallest)} (first negative at {_first_bad(array < 0)})."
+    if not _surely_valid(array, counts):
+        smallest, largest = _range(array)
+        _check_values(
+            name,
+            smallest,
+            largest,
+            counts,
+            lambda: _first_bad(np.isnan(array)),
+            lambda: _first_bad(np.isinf(array)),
+            lambda: _first_bad(array < 0),
         )
     _check_features(estimator, X0, array.shape[1], reset)
     return array
@@ -346,7 +433,7 @@ def check_frame(estimator, X, reset):
             f"X must be an array-like or DataFrame of shape (n_samples, n_features); got "
             f"{_kind_of(X)}."
         )
-    X = _densify(X)
+    check_dense(estimator, X)
     if isinstance(X, pd.DataFrame):
         frame = X
     else:

@@ -1,9 +1,11 @@
-"""What every naive Bayes classifier shares: parameters, prediction, scoring.
+"""What every naive Bayes classifier shares: parameters, fitting, prediction, scoring.
 
-A classifier only supplies its joint log likelihood, b_c = log pi_c + log p(x | y=c) for every
-sample and class; predict, predict_proba, predict_log_proba and score are written once, here.
-The discrete models (:class:`DiscreteNB`) further only say how to count and how to turn counts
-into smoothed log probabilities.
+fit and partial_fit are written once, here: check the input, build the one-hot label matrix,
+and hand each batch to the model, which adds it to its sufficient statistics (counts, sums).
+A classifier then only supplies its joint log likelihood, b_c = log pi_c + log p(x | y=c) for
+every sample and class; predict, predict_proba, predict_log_proba and score are written once,
+here too. The discrete models (:class:`DiscreteNB`) further only say how to count and how to
+turn counts into smoothed log probabilities.
 """
 
 import inspect
@@ -16,17 +18,26 @@ from nbcore.numerics import logsumexp
 
 
 class NaiveBayes:
-    """Base class: predict from the joint log likelihood of each class.
+    """Base class: fit batch by batch, predict from the joint log likelihood of each class.
 
-    Subclasses define ``__init__`` (keyword parameters stored unchanged, as in
-    scikit-learn), ``fit`` and ``partial_fit``, ``_check_X(X, reset=False)`` (validate X and
-    convert it for ``_joint_log_likelihood(X)``) and ``_joint_log_likelihood(X)`` itself, of
-    shape (n_samples, n_classes).
+    Subclasses define ``__init__`` (keyword parameters stored unchanged, as in scikit-learn)
+    and these hooks:
+
+    * ``_check_X(X, reset=False)``: validate X and convert it for ``_joint_log_likelihood``
+      (``_check_X_fit`` if fit takes X in another form);
+    * ``_check_params(classes, n_features)``: check the parameters before anything is
+      learned; what it returns is passed on to ``_update``;
+    * ``_init_statistics(X, n_classes)``: empty statistics, before the first batch;
+    * ``_update(X, Y, params)``: add a batch to the statistics and recompute the model's
+      parameters; ``Y`` is the weighted one-hot label matrix of :func:`one_hot`;
+    * ``_check_fitted_model()``: what ``fit`` (not ``partial_fit``) refuses to end with;
+    * ``_joint_log_likelihood(X)``: b of shape (n_samples, n_classes).
 
     Notes
     -----
     Bayes' rule, P(y=c | x) = exp(b_c) / sum_c' exp(b_c'), computed as
-    exp(b_c - logsumexp(b)); chapters 1 and 8.
+    exp(b_c - logsumexp(b)); chapters 1 and 8. Every statistic is a sum over samples, so
+    fitting batch by batch (partial_fit) gives what fit gives on all of them (chapter 10).
     """
 
     _estimator_type = "classifier"
@@ -68,9 +79,67 @@ class NaiveBayes:
         """Describe the estimator to scikit-learn >= 1.6, which asks every estimator for it."""
         return _sklearn_tags(self._input_tags)
 
+    # -- fitting: the same steps for every model, each model's statistics in its hooks
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit from scratch on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Each sample counts sample_weight[i] times.
+
+        Returns
+        -------
+        self
+        """
+        self._forget()
+        self._fit(X, y, None, sample_weight, refit=True)
+        self._check_fitted_model()
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch of samples to what was learned so far (out-of-core or online learning).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), default=None
+            Every label that may ever appear; required on the first call only.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Each sample counts sample_weight[i] times.
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(X, y, classes, sample_weight, refit=False)
+
+    def _fit(self, X, y, classes, sample_weight, refit):
+        first_call, X, y, classes, weights = check.check_fit_input(
+            self, X, y, classes, sample_weight, refit, self._check_X_fit
+        )
+        params = self._check_params(classes, X.shape[1])
+        if first_call:
+            self.classes_ = classes
+            self._init_statistics(X, len(classes))
+        try:
+            self._update(X, one_hot(y, classes, weights), params)
+        except Exception:
+            if first_call:  # a first batch that fails leaves nothing half learned
+                self._forget()
+            raise
+        return self
+
     def _check_X_fit(self, X, reset):
         """X at fit; the same checks as at predict unless a model says otherwise."""
         return self._check_X(X, reset=reset)
+
+    def _check_fitted_model(self):
+        """Refuse a model fit cannot end with (none by default; see GaussianNB)."""
 
     def _forget(self):
         """Drop everything learned (fit starts over)."""
@@ -208,6 +277,29 @@ def _sklearn_tags(input_tags):
     )
 
 
+def one_hot(y, classes, weights):
+    """The weighted one-hot label matrix Y, Y[i, c] = weight of sample i if y_i = c, else 0.
+
+    Every statistic of naive Bayes is a sum over the samples of each class, so it is a matrix
+    product with Y: N_c = sum_i Y_ic, and sum_i Y_ic x_i is row c of Y.T @ X.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        Labels, each one of ``classes``.
+    classes : ndarray of shape (n_classes,)
+        Sorted.
+    weights : ndarray of shape (n_samples,)
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_classes)
+    """
+    Y = np.zeros((len(y), len(classes)))
+    Y[np.arange(len(y)), np.searchsorted(classes, y)] = weights
+    return Y
+
+
 def class_log_prior(class_count, fit_prior, class_prior, classes):
     """log pi_c: given (class_prior), estimated (N_c / N) or uniform (1 / C).
 
@@ -237,9 +329,10 @@ def class_log_prior(class_count, fit_prior, class_prior, classes):
 class DiscreteNB(NaiveBayes):
     """Base class of the counting models: Bernoulli, multinomial, complement, categorical.
 
-    Subclasses supply ``_init_counters``, ``_count(X, Y)`` (add this batch's counts; ``Y`` is
-    the weighted one-hot label matrix) and ``_update_feature_log_prob(alpha)`` (smoothed log
-    probabilities from all counts so far), plus ``_check_X`` and ``_log_likelihood``.
+    Subclasses supply ``_count(X, Y)`` (add this batch's counts; ``Y`` is the weighted one-hot
+    label matrix), ``_update_feature_log_prob(alpha)`` (smoothed log probabilities from all
+    counts so far) and, if they count other things than ``feature_count_``,
+    ``_init_counters``; plus ``_check_X`` and ``_log_likelihood``.
 
     Notes
     -----
@@ -253,66 +346,23 @@ class DiscreteNB(NaiveBayes):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit from scratch: count, then smooth.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-            Each sample counts sample_weight[i] times.
-
-        Returns
-        -------
-        self
-        """
-        return self._fit(X, y, None, sample_weight, refit=True)
-
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Add a batch of samples to the counts (out-of-core or online learning).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        classes : array-like of shape (n_classes,), default=None
-            Every label that may ever appear; required on the first call only.
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self
-        """
-        return self._fit(X, y, classes, sample_weight, refit=False)
-
-    def _fit(self, X, y, classes, sample_weight, refit):
-        if refit:
-            self._forget()
-        first_call, X, y, classes, weights = check.check_fit_input(
-            self, X, y, classes, sample_weight, refit, self._check_X_fit
-        )
-        alpha = self._check_params(classes, X.shape[1])
-        if first_call:
-            self.classes_ = classes
-            self._init_counters(len(classes), X.shape[1])
-        # Y[i, c] = weight of sample i if it is of class c, else 0: every count becomes a sum
-        # over samples, that is a matrix product with Y
-        Y = np.zeros((X.shape[0], len(classes)))
-        Y[np.arange(X.shape[0]), np.searchsorted(classes, y)] = weights
-        self._count(X, Y)
-        self._update_feature_log_prob(alpha)
-        self.class_log_prior_ = class_log_prior(
-            self.class_count_, self.fit_prior, self.class_prior, self.classes_
-        )
-        return self
-
     def _check_params(self, classes, n_features):
         """Check the parameters before anything is learned; returns alpha."""
         check.check_bool("fit_prior", self.fit_prior)
         if self.class_prior is not None:
             check.check_priors("class_prior", self.class_prior, classes)
         return check.check_alpha(self.alpha, n_features, self.force_alpha)
+
+    def _init_statistics(self, X, n_classes):
+        self._init_counters(n_classes, X.shape[1])
+
+    def _update(self, X, Y, alpha):
+        # count, then smooth: the counts hold every batch so far
+        self._count(X, Y)
+        self._update_feature_log_prob(alpha)
+        self.class_log_prior_ = class_log_prior(
+            self.class_count_, self.fit_prior, self.class_prior, self.classes_
+        )
 
     def _init_counters(self, n_classes, n_features):
         self.class_count_ = np.zeros(n_classes)

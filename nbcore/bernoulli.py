@@ -4,7 +4,7 @@ import numpy as np
 
 from nbcore import _validation as check
 from nbcore.base import DiscreteNB
-from nbcore.numerics import log_ratio, xlogp
+from nbcore.numerics import log_ratio, xlogp, xlogp_absent
 
 
 class BernoulliNB(DiscreteNB):
@@ -14,6 +14,9 @@ class BernoulliNB(DiscreteNB):
     p(x | c) = prod_d theta_cd ** x_d * (1 - theta_cd) ** (1 - x_d). Estimated by counting,
     theta_cd = (N_cd + alpha) / (N_c + 2 alpha), where N_cd is the number of class-c samples
     with feature d on. Unlike the multinomial model, an absent feature counts as evidence.
+
+    X may be a scipy.sparse matrix or array (CSR, CSC or COO), such as a bag of words: it
+    is never made dense, and the results equal those of the dense array.
 
     Parameters
     ----------
@@ -67,10 +70,12 @@ class BernoulliNB(DiscreteNB):
         )
         self.binarize = binarize
 
+    _input_tags = {"sparse": True}
+
     def _check_X(self, X, reset=False):
-        X = check.check_X(self, X, reset)
+        X = check.check_X(self, X, reset, sparse=True)
         check.check_non_negative_number("binarize", self.binarize, allow_none=True)
-        return X if self.binarize is None else (X > self.binarize).astype(np.float64)
+        return X if self.binarize is None else _binarize(X, self.binarize)
 
     def _update_feature_log_prob(self, alpha):
         # theta_cd = (N_cd + alpha) / (N_c + 2 alpha): alpha added to both outcomes, on and off
@@ -86,4 +91,15 @@ class BernoulliNB(DiscreteNB):
             #   = x . (log theta - log(1 - theta)) + sum_d log(1 - theta): one matrix product
             return X @ (log_p - log_q).T + log_q.sum(axis=1)
         # theta = 0 or 1 (alpha = 0): each term apart, so that 0 * log 0 counts as 0
-        return xlogp(X, log_p) + xlogp(1 - X, log_q)
+        return xlogp(X, log_p) + xlogp_absent(X, log_q)
+
+
+def _binarize(X, threshold):
+    """1.0 where x > threshold, else 0.0, as float64 of the shape of X.
+
+    A sparse X stays sparse: only its stored values are compared, since the threshold is
+    >= 0 and an implicit zero stays 0.
+    """
+    if check.is_sparse(X):
+        return type(X)(((X.data > threshold).astype(np.float64), X.indices, X.indptr), X.shape)
+    return (X > threshold).astype(np.float64)

@@ -5,7 +5,7 @@ import pandas as pd
 
 from nbcore import _validation as check
 from nbcore.base import DiscreteNB
-from nbcore.numerics import log_ratio
+from nbcore.numerics import categorical_log_score, log_ratio
 
 
 class CategoricalNB(DiscreteNB):
@@ -169,15 +169,9 @@ class CategoricalNB(DiscreteNB):
         return codes
 
     def _log_likelihood(self, X):
-        n_classes = len(self.classes_)
-        log_likelihood = np.zeros((X.shape[0], n_classes))
-        for log_theta, codes in zip(self.feature_log_prob_, X.T, strict=True):
-            # sum_d log theta_{c, d, x_d}: row x_d of the table (K_d + 1, n_classes) below.
-            # Code -1 (missing or ignored) picks its last row, zeros: log 1 = 0, the feature
-            # drops out of the product.
-            table = np.vstack([log_theta.T, np.zeros((1, n_classes))])
-            log_likelihood += table[codes]
-        return log_likelihood
+        # sum_d log theta_{c, d, x_d} over the observed features; code -1 (missing, or an
+        # unknown category ignored) leaves its feature out of the product
+        return categorical_log_score(X, self.feature_log_prob_)
 
 
 def _categories_in(column):

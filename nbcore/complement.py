@@ -16,6 +16,9 @@ class ComplementNB(DiscreteNB):
     to the class whose complement explains it worst: argmax_c sum_d x_d w_cd. Using every
     other class's data gives each estimate more counts than the class alone would have.
 
+    X may be a scipy.sparse matrix or array (CSR, CSC or COO), such as a bag of words: it
+    is never made dense, and the results equal those of the dense array.
+
     Parameters
     ----------
     alpha : float or array-like of shape (n_features,), default=1.0
@@ -54,7 +57,7 @@ class ComplementNB(DiscreteNB):
     posterior. Derived in chapter 7 (text), smoothing in chapter 4.
     """
 
-    _input_tags = {"positive_only": True}
+    _input_tags = {"positive_only": True, "sparse": True}
 
     def __init__(
         self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, norm=False
@@ -65,7 +68,7 @@ class ComplementNB(DiscreteNB):
         self.norm = norm
 
     def _check_X(self, X, reset=False):
-        return check.check_X(self, X, reset, counts=True)
+        return check.check_X(self, X, reset, counts=True, sparse=True)
 
     def _check_params(self, classes, n_features):
         check.check_bool("norm", self.norm)

@@ -4,6 +4,7 @@ import numpy as np
 
 from nbcore import _validation as check
 from nbcore.base import NaiveBayes
+from nbcore.numerics import gaussian_log_density
 
 
 class GaussianNB(NaiveBayes):
@@ -60,70 +61,37 @@ class GaussianNB(NaiveBayes):
         self.priors = priors
         self.var_smoothing = var_smoothing
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit from scratch: per-class means and variances.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self
-        """
-        self._fit(X, y, None, sample_weight, refit=True)
-        check.check_positive_variance(self)
-        return self
-
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Pool a batch of samples into the means and variances.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        classes : array-like of shape (n_classes,), default=None
-            Every label that may ever appear; required on the first call only.
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self
-        """
-        return self._fit(X, y, classes, sample_weight, refit=False)
-
-    def _fit(self, X, y, classes, sample_weight, refit):
-        if refit:
-            self._forget()
-        first_call, X, y, classes, weights = check.check_fit_input(
-            self, X, y, classes, sample_weight, refit, self._check_X_fit
-        )
+    def _check_params(self, classes, n_features):
+        """Check the parameters before anything is learned; returns the fixed priors or None."""
         check.check_non_negative_number("var_smoothing", self.var_smoothing)
-        priors = None if self.priors is None else check.check_priors("priors", self.priors, classes)
+        return None if self.priors is None else check.check_priors("priors", self.priors, classes)
 
+    def _init_statistics(self, X, n_classes):
+        # no samples yet; var_ is 0 and carries no epsilon, as in scikit-learn
+        self.class_count_ = np.zeros(n_classes)
+        self.theta_ = np.zeros((n_classes, X.shape[1]))
+        self.var_ = np.zeros((n_classes, X.shape[1]))
+        self.epsilon_ = 0.0
+
+    def _update(self, X, Y, priors):
         # scikit-learn's smoothing, kept so that both agree: epsilon is var_smoothing times the
         # largest variance of a feature in this batch; this batch's epsilon is taken off the
         # stored variances before pooling and added back after. The stored variances carry the
         # previous batch's epsilon, so with var_smoothing > 0 chunked partial_fit differs from
         # fit by about var_smoothing times a variance; with var_smoothing=0 it is exact.
         epsilon = self.var_smoothing * np.max(np.var(X, axis=0))
-        if first_call:
-            n_past = np.zeros(len(classes))
-            mu_past = var_past = np.zeros((len(classes), X.shape[1]))
-        else:
-            n_past, mu_past, var_past = self.class_count_, self.theta_, self.var_ - epsilon
-        y_index = np.searchsorted(classes, y)
-        n_new, mu_new, var_new = _class_moments(X, y_index, weights, len(classes))
-        count, theta, var = _pool(n_past, mu_past, var_past, n_new, mu_new, var_new)
+        first_batch = not self.class_count_.any()
+        var_past = self.var_ if first_batch else self.var_ - epsilon
+        n_new, mu_new, var_new = _class_moments(X, Y)
+        count, theta, var = _pool(self.class_count_, self.theta_, var_past, n_new, mu_new, var_new)
         var = var + epsilon
 
-        self.classes_ = classes
         self.class_count_, self.theta_, self.var_, self.epsilon_ = count, theta, var, epsilon
         # pi_c = N_c / N unless priors are given
         self.class_prior_ = count / count.sum() if priors is None else priors
-        return self
+
+    def _check_fitted_model(self):
+        check.check_positive_variance(self)
 
     def _check_X_fit(self, X, reset):
         return check.check_X(self, X, reset)
@@ -133,39 +101,33 @@ class GaussianNB(NaiveBayes):
         return check.check_X(self, X, reset)
 
     def _log_likelihood(self, X):
-        # sum_d (x_d - mu_cd)^2 / s_cd = x^2 . (1/s) - 2 x . (mu/s) + mu^2 . (1/s): matrix
-        # products for all classes at once. Centred first on the training mean m: with a large
-        # common offset (x, mu ~ 1e6) the uncentred terms would cancel catastrophically.
+        # centred on the training mean m, so that a large offset common to x and mu (x, mu ~
+        # 1e6) is taken off before the matrix products instead of cancelling inside them
         m = np.average(self.theta_, axis=0, weights=self.class_count_)
-        Xc, mu = X - m, self.theta_ - m
-        precision = 1.0 / self.var_
-        cross = Xc @ (mu * precision).T
-        np.square(Xc, out=Xc)
-        quad = Xc @ precision.T - 2.0 * cross + np.sum(mu**2 * precision, axis=1)
-        return -0.5 * (np.sum(np.log(2.0 * np.pi * self.var_), axis=1) + quad)
+        return gaussian_log_density(X, self.theta_, self.var_, center=m)
 
     def _joint_log_likelihood(self, X):
         with np.errstate(divide="ignore"):  # a prior of 0 gives log 0 = -inf
             return np.log(self.class_prior_) + self._log_likelihood(X)
 
 
-def _class_moments(X, y_index, weights, n_classes):
+def _class_moments(X, Y):
     """Weighted count, mean and (1/N) variance of every feature in every class.
 
-    Returns arrays of shapes (n_classes,), (n_classes, n_features), (n_classes, n_features);
-    a class without samples in X gets NaN moments.
+    ``Y`` is the weighted one-hot label matrix, shape (n_samples, n_classes): sums per class
+    are matrix products with it. Returns arrays of shapes (n_classes,), (n_classes,
+    n_features), (n_classes, n_features); a class without samples in X gets NaN moments.
     """
-    # W[i, c] = weight of sample i if it is of class c: sums per class are matrix products
-    W = np.zeros((X.shape[0], n_classes))
-    W[np.arange(X.shape[0]), y_index] = weights
-    n = W.sum(axis=0)
+    n = Y.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mu = (W.T @ X) / n[:, np.newaxis]
-        # two passes (mean first, then squared deviations from it) do not cancel
-        deviation = mu[y_index]  # mu of each sample's class, then x_i - mu_{y_i} in place
+        mu = (Y.T @ X) / n[:, np.newaxis]
+        # two passes (mean first, then squared deviations from it) do not cancel. mu of each
+        # sample's class, then x_i - mu_{y_i} in place; a sample of weight 0 may sit in a class
+        # without moments (NaN), so it takes mu = 0 instead: its square is weighted by 0
+        deviation = np.nan_to_num(mu)[Y.argmax(axis=1)]
         np.subtract(X, deviation, out=deviation)
         np.square(deviation, out=deviation)
-        var = (W.T @ deviation) / n[:, np.newaxis]
+        var = (Y.T @ deviation) / n[:, np.newaxis]
     return n, mu, var
 
 

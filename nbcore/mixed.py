@@ -1,5 +1,6 @@
 """Mixed naive Bayes: one likelihood family per column (Gaussian, categorical, Bernoulli)."""
 
+import numpy as np
 import pandas as pd
 
 from nbcore import _validation as check
@@ -96,82 +97,60 @@ class MixedNB(NaiveBayes):
         self.class_prior = class_prior
         self.handle_unknown = handle_unknown
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit every column family from scratch.
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self
-        """
-        self._fit(X, y, None, sample_weight, refit=True)
-        if self.gaussian_ is not None:
-            check.check_positive_variance(self.gaussian_)
-        return self
-
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Add a batch of samples to every column family.
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        classes : array-like of shape (n_classes,), default=None
-            Every label that may ever appear; required on the first call only.
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self
-        """
-        return self._fit(X, y, classes, sample_weight, refit=False)
-
-    def _fit(self, X, y, classes, sample_weight, refit):
-        if refit:
-            self._forget()
-        first_call, X, y, classes, weights = check.check_fit_input(
-            self, X, y, classes, sample_weight, refit, self._check_X_fit
-        )
-        check.check_alpha(self.alpha, X.shape[1], self.force_alpha, scalar_only=True)
+    def _check_params(self, classes, n_features):
+        """Check the parameters before anything is learned (the parts check them again)."""
+        check.check_alpha(self.alpha, n_features, self.force_alpha, scalar_only=True)
         check.check_bool("fit_prior", self.fit_prior)
         check.check_non_negative_number("var_smoothing", self.var_smoothing)
         check.check_choice("handle_unknown", self.handle_unknown, ("error", "ignore"))
         if self.class_prior is not None:
             check.check_priors("class_prior", self.class_prior, classes)
-        kinds = self._choose_kinds(X) if first_call else self.kinds_
-        parts = self._split(X, kinds)
 
-        if first_call:
-            self.kinds_ = kinds
-            self.gaussian_ = self.categorical_ = self.bernoulli_ = None
-            for kind in parts:
-                setattr(self, f"{kind}_", self._make(kind))
-        for kind, X_part in parts.items():
-            self._part(kind).partial_fit(X_part, y, classes, sample_weight=weights)
-        self.classes_ = classes
-        self.class_count_ = self._part(next(iter(parts))).class_count_.copy()
+    def _init_statistics(self, X, n_classes):
+        # one estimator per column family present, each fitted on its columns only
+        self.kinds_ = self._choose_kinds(X)
+        self.class_count_ = np.zeros(n_classes)
+        self.gaussian_ = self.categorical_ = self.bernoulli_ = None
+        for kind in set(self.kinds_.values()):
+            setattr(self, f"{kind}_", self._make(kind, n_classes))
+
+    def _update(self, X, Y, params):
+        # Y[i, c] is the weight of sample i in the column of its class: labels and weights back
+        y, weights = self.classes_[Y.argmax(axis=1)], Y.sum(axis=1)
+        for kind, X_part in self._split(X, self.kinds_).items():
+            self._part(kind).partial_fit(X_part, y, self.classes_, sample_weight=weights)
+        self.class_count_ += Y.sum(axis=0)
         self.class_log_prior_ = class_log_prior(
-            self.class_count_, self.fit_prior, self.class_prior, classes
+            self.class_count_, self.fit_prior, self.class_prior, self.classes_
         )
-        return self
+
+    def _check_fitted_model(self):
+        if self.gaussian_ is not None:
+            check.check_positive_variance(self.gaussian_)
 
     def _part(self, kind):
         """The fitted estimator of one column family."""
         return getattr(self, f"{kind}_")
 
-    def _make(self, kind):
+    def _make(self, kind, n_classes):
+        """An unfitted estimator for one column family, with a uniform class prior 1/C.
+
+        MixedNB applies its own prior once; each part's joint score is then its log
+        likelihood minus the same constant log C in every class.
+        """
+        uniform = {"fit_prior": False}
         if kind == "gaussian":
-            return GaussianNB(var_smoothing=self.var_smoothing)
+            return GaussianNB(
+                var_smoothing=self.var_smoothing, priors=np.full(n_classes, 1 / n_classes)
+            )
         if kind == "categorical":
             return CategoricalNB(
-                alpha=self.alpha, force_alpha=self.force_alpha, handle_unknown=self.handle_unknown
+                alpha=self.alpha,
+                force_alpha=self.force_alpha,
+                handle_unknown=self.handle_unknown,
+                **uniform,
             )
-        return BernoulliNB(alpha=self.alpha, force_alpha=self.force_alpha, binarize=None)
+        return BernoulliNB(alpha=self.alpha, force_alpha=self.force_alpha, binarize=None, **uniform)
 
     def _choose_kinds(self, X):
         kinds = check.check_kinds(self.kinds, list(X.columns))
@@ -197,13 +176,16 @@ class MixedNB(NaiveBayes):
         return check.check_frame(self, X, reset)
 
     def _check_X(self, X, reset=False):
-        X = check.check_frame(self, X, reset)
-        parts = self._split(X, self.kinds_)
-        return {kind: self._part(kind)._check_X(part) for kind, part in parts.items()}
+        # the frame here; the values of each family are checked by its own estimator
+        return self._split(check.check_frame(self, X, reset), self.kinds_)
 
     def _joint_log_likelihood(self, X):
-        # b_c = log pi_c + sum over the column families of log p(x_family | c)
-        log_likelihood = sum(self._part(kind)._log_likelihood(part) for kind, part in X.items())
+        # b_c = log pi_c + sum over the column families of log p(x_family | c); each family's
+        # estimator has the uniform prior 1/C, so its joint score is log p(x_family | c) - log C
+        log_C = np.log(len(self.classes_))
+        log_likelihood = sum(
+            self._part(kind).predict_joint_log_proba(part) + log_C for kind, part in X.items()
+        )
         return self.class_log_prior_ + log_likelihood
 
 

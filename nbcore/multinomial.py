@@ -13,6 +13,9 @@ class MultinomialNB(DiscreteNB):
     theta_cd = (N_cd + alpha) / (N_c,total + n_features * alpha), where N_cd is the total count of
     feature d in class c and N_c,total = sum_d N_cd (words, not documents, of class c).
 
+    X may be a scipy.sparse matrix or array (CSR, CSC or COO), such as a bag of words: it
+    is never made dense, and the results equal those of the dense array.
+
     Parameters
     ----------
     alpha : float or array-like of shape (n_features,), default=1.0
@@ -53,7 +56,7 @@ class MultinomialNB(DiscreteNB):
     array(['spam'], dtype='<U4')
     """
 
-    _input_tags = {"positive_only": True}
+    _input_tags = {"positive_only": True, "sparse": True}
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None):
         super().__init__(
@@ -61,7 +64,7 @@ class MultinomialNB(DiscreteNB):
         )
 
     def _check_X(self, X, reset=False):
-        return check.check_X(self, X, reset, counts=True)
+        return check.check_X(self, X, reset, counts=True, sparse=True)
 
     def _update_feature_log_prob(self, alpha):
         # theta_cd = (N_cd + alpha) / sum_d' (N_cd' + alpha)

@@ -173,6 +173,31 @@ def test_negative_counts(Model, when):
             fitted(Model).predict_proba(bad)
 
 
+@numeric_ids
+def test_minus_infinity_and_infinity_together_are_called_infinity(Model):
+    bad = X.copy()
+    bad[0, 0], bad[3, 2] = -np.inf, np.inf
+    with pytest.raises(ValueError, match=r"Input X contains infinity \(first at row 0, column 0"):
+        Model().fit(bad, Y)
+
+
+@pytest.mark.parametrize("Model", COUNTS, ids=lambda m: m.__name__)
+def test_minus_zero_is_a_count(Model):
+    # -0.0 has its sign bit set: the one-pass check sends it to the exact check, which accepts it
+    signed = X.copy()
+    signed[signed == 0] = -0.0
+    np.testing.assert_array_equal(
+        Model().fit(signed, Y).predict_proba(signed), Model().fit(X, Y).predict_proba(X)
+    )
+
+
+def test_finite_values_whose_sum_overflows_are_accepted():
+    # the sum of X overflows to inf; the exact check finds every value finite
+    huge = np.array([[1e308, 1.0], [1e308, 2.0], [-1e308, 3.0], [1e308, 5.0]])
+    model = BernoulliNB().fit(huge, Y)
+    np.testing.assert_array_equal(model.predict(huge), BernoulliNB().fit(huge > 0, Y).predict(huge))
+
+
 # ---------------------------------------------------------------------------------------------
 # y, classes, sample_weight
 

@@ -239,15 +239,15 @@ def test_outputs_shapes_and_types(Model, digits):
     assert model.score(X, y, sample_weight=weights) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("Model", [BernoulliNB, ComplementNB, GaussianNB, MultinomialNB])
-def test_sparse_input_is_used_as_dense(Model, digits):
+@pytest.mark.parametrize("Model", [BernoulliNB, ComplementNB, MultinomialNB])
+def test_sparse_input_gives_the_dense_results(Model, digits):
     from scipy import sparse
 
     X, y = digits
     dense = Model().fit(X, y)
     from_sparse = Model().fit(sparse.csr_matrix(X), y)
-    np.testing.assert_array_equal(
-        from_sparse.predict_proba(sparse.csr_matrix(X)), dense.predict_proba(X)
+    np.testing.assert_allclose(
+        from_sparse.predict_proba(sparse.csr_matrix(X)), dense.predict_proba(X), atol=1e-12
     )
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nbcore import BernoulliNB, CategoricalNB, GaussianNB, MixedNB
+from nbcore import BernoulliNB, CategoricalNB, GaussianNB, MixedNB, NotFittedError
 from nbcore.datasets import load_weather_numeric
 
 FEATURES = ["outlook", "temperature", "humidity", "windy"]
@@ -243,3 +243,18 @@ def test_predictions_on_the_weather(weather):
     assert model.score(X, y) > 0.7
     new = pd.DataFrame([["overcast", 70, 70, False], ["sunny", 85, 95, True]], columns=FEATURES)
     np.testing.assert_array_equal(model.predict(new), ["yes", "no"])
+
+
+def test_a_failed_first_batch_leaves_nothing_learned():
+    X = pd.DataFrame({"t": [1.0, 2.0, np.nan, 4.0], "o": ["a", "b", "a", "b"]})
+    y = ["x", "y", "x", "y"]
+    model = MixedNB()
+    with pytest.raises(ValueError, match="X column 't'"):
+        model.partial_fit(X, y, classes=["x", "y"])
+    with pytest.raises(NotFittedError):
+        model.predict(X.fillna(3.0))
+    # the next call is a first call again: it needs the classes, and then it learns
+    with pytest.raises(ValueError, match="classes must be passed"):
+        model.partial_fit(X.fillna(3.0), y)
+    model.partial_fit(X.fillna(3.0), y, classes=["x", "y"])
+    np.testing.assert_array_equal(model.class_count_, [2, 2])

@@ -17,7 +17,13 @@ from nbcore import (
     MultinomialNB,
     logsumexp,
 )
-from nbcore.numerics import log_ratio, xlogp
+from nbcore.numerics import (
+    categorical_log_score,
+    gaussian_log_density,
+    log_ratio,
+    xlogp,
+    xlogp_absent,
+)
 
 ALL = [BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MixedNB, MultinomialNB]
 
@@ -355,3 +361,75 @@ def test_underflowing_product_versus_log_space():
     P = model.predict_proba(np.ones((1, 2000)))
     assert_distribution(P)
     assert P[0, 0] == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# The shared log likelihoods of nbcore.numerics
+
+
+def test_gaussian_log_density_is_the_sum_of_scipys_normal_log_densities():
+    from scipy.stats import norm
+
+    rng = np.random.default_rng(3)
+    X, mean, var = rng.normal(size=(7, 4)), rng.normal(size=(3, 4)), rng.uniform(0.1, 3, (3, 4))
+    expected = np.array(
+        [[norm.logpdf(x, m, np.sqrt(v)).sum() for m, v in zip(mean, var, strict=True)] for x in X]
+    )
+    np.testing.assert_allclose(gaussian_log_density(X, mean, var), expected, rtol=1e-12)
+    # the centre only guards the digits: any centre gives the same numbers
+    np.testing.assert_allclose(
+        gaussian_log_density(X, mean, var, center=np.full(4, 5.0)), expected, rtol=1e-12
+    )
+
+
+def test_gaussian_log_density_keeps_its_digits_with_a_large_common_offset():
+    x, mu, var = np.array([[1e6 + 0.01]]), np.array([[1e6]]), np.array([[1e-4]])
+    exact = -0.5 * (np.log(2 * np.pi * 1e-4) + 0.01**2 / 1e-4)
+    assert gaussian_log_density(x, mu, var)[0, 0] == pytest.approx(exact, rel=1e-9)
+
+
+def test_gaussian_nb_scores_with_the_shared_density():
+    rng = np.random.default_rng(4)
+    X, y = rng.normal(size=(40, 3)), rng.integers(0, 3, 40)
+    model = GaussianNB().fit(X, y)
+    expected = np.log(model.class_prior_) + gaussian_log_density(X, model.theta_, model.var_)
+    np.testing.assert_allclose(model.predict_joint_log_proba(X), expected, rtol=1e-12)
+
+
+def test_categorical_log_score_sums_the_log_probabilities_of_the_observed_values():
+    log_theta = [np.log([[0.2, 0.8], [0.6, 0.4]]), np.log([[0.1, 0.3, 0.6], [0.5, 0.25, 0.25]])]
+    codes = np.array([[1, 2], [0, -1], [-1, -1]])
+    expected = np.log(
+        [[0.8 * 0.6, 0.4 * 0.25], [0.2, 0.6], [1.0, 1.0]]  # -1: the feature is left out
+    )
+    np.testing.assert_allclose(categorical_log_score(codes, log_theta), expected, rtol=1e-14)
+
+
+def test_categorical_nb_scores_with_the_shared_scorer():
+    X = [["sunny", "hot"], ["rainy", "mild"], ["sunny", "mild"], ["overcast", "hot"]]
+    model = CategoricalNB().fit(X, ["no", "yes", "yes", "no"])
+    codes = np.array([[2, 0], [1, 1]])  # categories are sorted: overcast, rainy, sunny
+    expected = model.class_log_prior_ + categorical_log_score(codes, model.feature_log_prob_)
+    test = [["sunny", "hot"], ["rainy", "mild"]]
+    np.testing.assert_allclose(model.predict_joint_log_proba(test), expected, rtol=1e-14)
+
+
+def test_xlogp_absent_is_xlogp_of_one_minus_x():
+    rng = np.random.default_rng(5)
+    X = (rng.random((6, 5)) < 0.5).astype(float)
+    log_q = np.log(rng.uniform(0.1, 0.9, (2, 5)))
+    log_q[0, 1] = -np.inf  # P(absent) = 0 for class 0, feature 1
+    np.testing.assert_allclose(xlogp_absent(X, log_q), xlogp(1 - X, log_q), rtol=1e-14)
+    assert np.array_equal(np.isneginf(xlogp_absent(X, log_q))[:, 0], X[:, 1] == 0)
+
+
+def test_gaussian_sample_of_weight_zero_in_an_empty_class_leaves_the_moments_finite():
+    # the only sample of class "b" has weight 0: "b" has no moments, and "a" must keep its own
+    import sklearn.naive_bayes as sk
+
+    X = np.array([[1.0, 2.0], [3.0, 5.0], [4.0, 4.0], [10.0, 1.0]])
+    y, weights = ["a", "a", "a", "b"], [1.0, 2.0, 1.0, 0.0]
+    ours = GaussianNB().partial_fit(X, y, classes=["a", "b", "c"], sample_weight=weights)
+    theirs = sk.GaussianNB().partial_fit(X, y, classes=["a", "b", "c"], sample_weight=weights)
+    np.testing.assert_allclose(ours.theta_, theirs.theta_, rtol=1e-12)
+    np.testing.assert_allclose(ours.var_, theirs.var_, rtol=1e-10)
