@@ -257,21 +257,26 @@ def statistics(model):
     return CountStatistics(model.class_count_.copy(), model.feature_count_.copy())
 
 
-def from_statistics(template, stats):
-    """A fitted model with the parameters, classes and features of ``template``, from stats.
+def from_statistics(model, stats, classes=None, feature_names=None):
+    """A new fitted model with the parameters of ``model``, from sufficient statistics.
 
     Parameters
     ----------
-    template : fitted estimator
-        Gives the kind, the parameters, ``classes_``, ``n_features_in_`` and
-        ``feature_names_in_``; it is not changed.
+    model : estimator
+        Gives the kind and the parameters; it is not changed. When it is fitted, it also
+        gives ``classes_`` and the features (``n_features_in_``, ``feature_names_in_``).
     stats : CountStatistics, CategoryStatistics or MomentStatistics
-        Statistics of the same kind, for example a sum of :func:`statistics` of shards.
+        Statistics of the model's kind, for example a sum of :func:`statistics` of shards.
+    classes : array-like of shape (n_classes,), default=None
+        The labels, required when ``model`` is not fitted: the ``classes`` the shards were
+        fitted with (their statistics' rows are in sorted order of these labels).
+    feature_names : array-like of str, default=None
+        Names of the features, for a model that should accept DataFrames by name.
 
     Returns
     -------
     estimator
-        A new fitted model of the kind of ``template``.
+        A new fitted model of the kind of ``model``.
 
     Notes
     -----
@@ -283,36 +288,48 @@ def from_statistics(template, stats):
     of a feature over all classes, as ``fit`` computes it; the pooled variance of each
     feature is obtained from the per-class statistics (chapter 10).
     """
-    _check_mergeable(template, "template")
+    if not isinstance(model, MERGEABLE) or type(model) not in MERGEABLE:
+        _check_mergeable(model, "model")
     expected = {
         GaussianNB: MomentStatistics,
         CategoricalNB: CategoryStatistics,
-    }.get(type(template), CountStatistics)
+    }.get(type(model), CountStatistics)
     if not isinstance(stats, expected):
         raise TypeError(
-            f"stats must be {expected.__name__} for a {type(template).__name__}; got "
+            f"stats must be {expected.__name__} for a {type(model).__name__}; got "
             f"{type(stats).__name__}."
         )
-    if np.shape(stats.class_count if expected is not MomentStatistics else stats.count) != (
-        len(template.classes_),
-    ):
+    if classes is None:
+        _check_mergeable(model, "model (or give classes=)")
+        classes = model.classes_
+        if feature_names is None:
+            feature_names = getattr(model, "feature_names_in_", None)
+    classes = np.unique(np.asarray(classes))
+    count = stats.count if expected is MomentStatistics else stats.class_count
+    if np.shape(count) != (len(classes),):
         raise ValueError(
-            f"stats has counts of a different number of classes than template.classes_ "
-            f"({len(template.classes_)})."
+            f"stats has counts of {np.shape(count)[0]} classes, but classes has "
+            f"{len(classes)}: {classes.tolist()}."
         )
-    model = type(template)(**template.get_params())
-    if isinstance(template, GaussianNB):
-        return _gaussian_from(model, template, stats)
-    return _counts_from(model, template, stats)
+    if expected is CategoryStatistics:
+        n_features = len(stats.categories)
+    else:
+        n_features = np.shape(stats.mean if expected is MomentStatistics else stats.feature_count)[
+            1
+        ]
+    if feature_names is not None and len(feature_names) != n_features:
+        raise ValueError(f"feature_names has {len(feature_names)} names for {n_features} features.")
+    columns = list(feature_names) if feature_names is not None else list(range(n_features))
+    fresh = type(model)(**model.get_params())
+    if expected is MomentStatistics:
+        return _gaussian_from(fresh, classes, columns, stats)
+    return _counts_from(fresh, classes, columns, stats)
 
 
-def _zero_sample(template, categories=None):
-    """One sample that adds nothing to any feature count, with the template's features."""
-    n_features = template.n_features_in_
-    names = getattr(template, "feature_names_in_", None)
-    columns = list(names) if names is not None else list(range(n_features))
+def _zero_sample(columns, categories=None):
+    """One sample that adds nothing to any feature count, with the given columns."""
     if categories is None:
-        return pd.DataFrame(np.zeros((1, n_features)), columns=columns)
+        return pd.DataFrame(np.zeros((1, len(columns))), columns=columns)
     # a missing value is not counted; declaring the categories keeps them, in their order
     return pd.DataFrame(
         {
@@ -322,15 +339,14 @@ def _zero_sample(template, categories=None):
     )
 
 
-def _counts_from(model, template, stats):
-    classes = template.classes_
+def _counts_from(model, classes, columns, stats):
     class_count = np.asarray(stats.class_count, dtype=float)
     c0 = int(np.argmax(class_count))
     weight = class_count[c0]
     if not weight > 0:
         raise ValueError("stats has no samples: every class count is 0.")
     categorical = isinstance(stats, CategoryStatistics)
-    sample = _zero_sample(template, stats.categories if categorical else None)
+    sample = _zero_sample(columns, stats.categories if categorical else None)
     label = classes[c0 : c0 + 1]
     # the first call sets up classes_, the features and (categorical) the categories
     model.partial_fit(sample, label, classes=classes, sample_weight=[weight])
@@ -347,20 +363,19 @@ def _counts_from(model, template, stats):
     return model
 
 
-def _gaussian_from(model, template, stats):
-    classes = template.classes_
-    model.partial_fit(_zero_sample(template), classes[:1], classes=classes)
+def _gaussian_from(model, classes, columns, stats):
+    model.partial_fit(_zero_sample(columns), classes[:1], classes=classes)
     count, mean, var = (np.array(a, dtype=float) for a in (stats.count, stats.mean, stats.var))
     # the variance of each feature over all classes: pool the classes' moments one by one
     pooled = (count[0], mean[0], var[0])
     for c in range(1, len(count)):
         pooled = pool_moments(*pooled, count[c], mean[c], var[c])
     # GaussianNB.fit: epsilon = var_smoothing * max_d Var(x_d) over the whole (unweighted) X
-    epsilon = float(template.var_smoothing * np.max(pooled[2]))
+    epsilon = float(model.var_smoothing * np.max(pooled[2]))
     model.class_count_, model.theta_, model.epsilon_ = count, mean, epsilon
     model.var_ = var + epsilon
     # pi_c = N_c / N unless the priors are given
-    priors = template.priors
+    priors = model.priors
     model.class_prior_ = count / count.sum() if priors is None else np.asarray(priors, float)
     return model
 
