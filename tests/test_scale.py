@@ -354,3 +354,40 @@ def test_merged_gaussian_with_a_huge_offset_keeps_the_digits_its_means_have():
     x = X[y == "a", 0]
     naive = (np.sum(x**2) - np.sum(x) ** 2 / len(x)) / len(x)
     assert abs(naive - x.var()) / x.var() > 1e-2
+
+
+def test_from_statistics_with_an_unfitted_model_and_the_classes(counts):
+    X, y = counts
+    pieces = shards(X, y)
+    stats = sum(scale.statistics(m) for m in fit_shards(nbcore.ComplementNB, pieces))
+    model = scale.from_statistics(nbcore.ComplementNB(), stats, classes=["c", "b", "a"])
+    full = nbcore.ComplementNB().fit(X, y)
+    np.testing.assert_array_equal(model.classes_, full.classes_)
+    np.testing.assert_array_equal(model.feature_all_, full.feature_all_)
+    np.testing.assert_allclose(model.feature_log_prob_, full.feature_log_prob_, rtol=1e-12)
+    named = scale.from_statistics(
+        nbcore.MultinomialNB(),
+        sum(scale.statistics(m) for m in fit_shards(nbcore.MultinomialNB, pieces)),
+        classes=CLASSES,
+        feature_names=[f"w{d}" for d in range(X.shape[1])],
+    )
+    assert list(named.feature_names_in_[:2]) == ["w0", "w1"]
+    with pytest.raises(nbcore.NotFittedError, match="give classes="):
+        scale.from_statistics(nbcore.MultinomialNB(), stats)
+    with pytest.raises(ValueError, match="counts of 3 classes, but classes has 2"):
+        scale.from_statistics(nbcore.ComplementNB(), stats, classes=["a", "b"])
+    with pytest.raises(ValueError, match="feature_names has 2 names for 25 features"):
+        scale.from_statistics(nbcore.ComplementNB(), stats, classes=CLASSES, feature_names="ab")
+
+
+def test_gaussian_from_summed_shard_statistics(tmp_path):
+    rng = np.random.default_rng(19)
+    y = rng.choice(CLASSES, size=400)
+    X = 1e3 + rng.normal(size=(400, 3))
+    paths = [scale.write_shard(tmp_path, i, X[i::4], y[i::4]) for i in range(4)]
+    total = sum(scale.shard_statistics(p, nbcore.GaussianNB(), CLASSES) for p in paths)
+    model = scale.from_statistics(nbcore.GaussianNB(), total, classes=CLASSES)
+    full = nbcore.GaussianNB().fit(X, y)
+    np.testing.assert_allclose(model.theta_, full.theta_, rtol=1e-12)
+    np.testing.assert_allclose(model.var_, full.var_, rtol=1e-12)
+    np.testing.assert_allclose(model.epsilon_, full.epsilon_, rtol=1e-12)
