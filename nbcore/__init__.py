@@ -12,6 +12,7 @@ from nbcore.gaussian import GaussianNB
 from nbcore.mixed import MixedNB
 from nbcore.multinomial import MultinomialNB
 from nbcore.numerics import logsumexp
+from nbcore.scale import merge
 
 __all__ = [
     "BernoulliNB",
@@ -22,4 +23,5 @@ __all__ = [
     "MultinomialNB",
     "NotFittedError",
     "logsumexp",
+    "merge",
 ]
