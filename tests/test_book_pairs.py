@@ -208,5 +208,36 @@ def test_toc_lists_every_page_once():
     assert len(files) == len(set(files))
     on_disk = {f"book/{p.stem}" for p in BOOK.glob("*.md")}
     assert set(files) == on_disk, "every book/*.md is in _toc.yml and every entry exists"
-    chapter_numbers = [int(Path(f).name[:2]) for f in files]
+    numbered = [f for f in files if Path(f).name[:2].isdigit()]
+    assert files[len(numbered) :] in ([], ["book/bibliography"]), "unnumbered pages come last"
+    chapter_numbers = [int(Path(f).name[:2]) for f in numbered]
     assert chapter_numbers == sorted(chapter_numbers), "the toc keeps the NN order"
+
+
+def _labels():
+    """Every target a page can refer to: (label)= lines and figure names."""
+    labels = set()
+    for page in BOOK.glob("*.md"):
+        text = page.read_text(encoding="utf-8")
+        labels |= set(re.findall(r"^\((.+?)\)=\s*$", text, re.M))
+        labels |= set(re.findall(r"^\s*name: (\S+)\s*$", text, re.M))
+    return labels
+
+
+def test_prose_scanner_finds_references():
+    text = "See {ref}`Murphy <bib-murphy>` and {numref}`fig-a` and {ref}`plain-label`."
+    assert _references(text) == ["bib-murphy", "plain-label", "fig-a"]
+
+
+def _references(text):
+    refs = re.findall(r"\{ref\}`[^`<]*<([^>`]+)>`", text)
+    refs += re.findall(r"\{ref\}`([^`<]+)`", text)
+    refs += re.findall(r"\{numref\}`([^`<]+)`", text)
+    return refs
+
+
+@pytest.mark.parametrize("md", sorted(BOOK.glob("*.md")), ids=lambda p: p.name)
+def test_references_point_at_existing_targets(md):
+    """Cross-references and citations resolve without building the book."""
+    missing = sorted(set(_references(md.read_text(encoding="utf-8"))) - _labels())
+    assert not missing, f"{md.name} refers to targets that no page defines: {missing}"

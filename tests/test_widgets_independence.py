@@ -221,3 +221,41 @@ def test_tables_are_plain_arrays():
     assert t["marginal"].shape == (2, 2)
     assert isinstance(t["covariance"], float)
     assert isinstance(ind.dependence_sweep([0.5], [0.5]), pd.DataFrame)
+
+
+# --------------------------------------------------------------------------- any joint table
+
+
+@pytest.mark.parametrize("setting", SETTINGS[:5])
+def test_joint_dependence_agrees_with_storm_tables(setting):
+    tables = ind.storm_tables(*setting)
+    measured = ind.joint_dependence(tables["joint"])
+    assert measured["covariance"] == pytest.approx(tables["covariance"], abs=1e-15)
+    assert measured["mutual_information"] == pytest.approx(tables["mutual_information"], abs=1e-12)
+    np.testing.assert_allclose(
+        measured["conditional_covariance"], tables["conditional_covariance"], atol=1e-15
+    )
+    # the storm model is conditionally independent: naive Bayes with its margins is exact
+    np.testing.assert_allclose(measured["naive_posterior"], tables["posterior"], rtol=1e-12)
+
+
+def test_joint_dependence_of_xor_is_independent_but_not_given_the_class():
+    # x1, x2 fair coins, y = x1 xor x2: p(y, x1, x2) = 1/4 on the four consistent cells
+    joint = np.zeros((2, 2, 2))
+    for x1, x2 in itertools.product((0, 1), repeat=2):
+        joint[x1 ^ x2, x1, x2] = 0.25
+    measured = ind.joint_dependence(joint)
+    assert measured["covariance"] == 0 and measured["mutual_information"] == 0
+    # within a class x2 is fixed by x1: covariance -1/4 for y = 1, +1/4 for y = 0; MI log 2
+    np.testing.assert_allclose(measured["conditional_covariance"], [0.25, -0.25])
+    np.testing.assert_allclose(measured["conditional_mutual_information"], [math.log(2)] * 2)
+    np.testing.assert_array_equal(measured["posterior"], [[0, 1], [1, 0]])
+    # every margin p(x_d | y) is one half, so naive Bayes says one half everywhere
+    np.testing.assert_allclose(measured["naive_posterior"], np.full((2, 2), 0.5))
+
+
+def test_joint_dependence_rejects_a_table_that_is_not_a_distribution():
+    with pytest.raises(ValueError, match="shape"):
+        ind.joint_dependence(np.full((2, 2), 0.25))
+    with pytest.raises(ValueError, match="sum to 1"):
+        ind.joint_dependence(np.full((2, 2, 2), 0.2))

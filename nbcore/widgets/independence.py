@@ -27,6 +27,7 @@ from nbcore.widgets._checks import check_probability
 __all__ = [
     "STORM_MODEL",
     "storm_tables",
+    "joint_dependence",
     "symmetric_link",
     "dependence_sweep",
     "dependence_html",
@@ -187,6 +188,70 @@ def symmetric_link(strength):
     """
     s = check_probability("strength", strength)
     return ((1.0 - s) / 2.0, (1.0 + s) / 2.0)
+
+
+def joint_dependence(joint):
+    """Dependence of two binary features, with and without the class, from any joint table.
+
+    Where :func:`storm_tables` builds a conditionally independent model, this takes any
+    joint distribution of a binary class and two binary features, so that models which break
+    the naive assumption (XOR, explaining away) can be measured the same way.
+
+    Parameters
+    ----------
+    joint : array-like of shape (2, 2, 2)
+        p(y, x1, x2) indexed ``[y, x1, x2]``: non-negative, summing to 1.
+
+    Returns
+    -------
+    dict
+        ``"covariance"`` and ``"mutual_information"``: float, of x1 and x2 over all records.
+        ``"conditional_covariance"`` and ``"conditional_mutual_information"``: ndarray of
+        shape (2,), within each class (NaN for a class of probability 0).
+        ``"posterior"``: ndarray of shape (2, 2), the exact p(y = 1 | x1, x2).
+        ``"naive_posterior"``: ndarray of shape (2, 2), the posterior of naive Bayes with the
+        model's own class prior and class-conditional margins p(x_d | y), indexed
+        ``[x1, x2]`` (NaN where it is 0/0).
+    """
+    table = np.asarray(joint, dtype=float)
+    if table.shape != (2, 2, 2):
+        raise ValueError(f"joint must have shape (2, 2, 2), got {table.shape}")
+    if np.any(~np.isfinite(table)) or np.any(table < 0) or not np.isclose(table.sum(), 1.0):
+        raise ValueError("joint must hold non-negative probabilities that sum to 1")
+    prior = table.sum(axis=(1, 2))  # p(y)
+    marginal = table.sum(axis=0)  # p(x1, x2)
+    conditional_cov, conditional_mi = [], []
+    margins = []  # p(x1 | y) and p(x2 | y)
+    for c in (0, 1):
+        if prior[c] > 0:
+            within = table[c] / prior[c]  # p(x1, x2 | y = c)
+            conditional_cov.append(_covariance(within))
+            conditional_mi.append(_mutual_information(within))
+            margins.append((within.sum(axis=1), within.sum(axis=0)))
+        else:
+            conditional_cov.append(math.nan)
+            conditional_mi.append(math.nan)
+            margins.append((np.full(2, math.nan), np.full(2, math.nan)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        posterior = table[1] / marginal
+        # naive Bayes: p(y) p(x1 | y) p(x2 | y), normalised over y
+        naive = np.array(
+            [
+                prior[c] * np.outer(margins[c][0], margins[c][1])
+                if prior[c] > 0
+                else np.zeros((2, 2))
+                for c in (0, 1)
+            ]
+        )
+        naive_posterior = naive[1] / naive.sum(axis=0)
+    return {
+        "covariance": float(_covariance(marginal)),
+        "mutual_information": _mutual_information(marginal),
+        "conditional_covariance": np.array(conditional_cov, dtype=float),
+        "conditional_mutual_information": np.array(conditional_mi, dtype=float),
+        "posterior": posterior,
+        "naive_posterior": naive_posterior,
+    }
 
 
 def dependence_sweep(p_storms, strengths):

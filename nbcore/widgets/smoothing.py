@@ -371,8 +371,11 @@ def beta_point_estimates(n_on, n_records, a, b):
     -------
     dict
         ``"mle"`` N_cd / N_c; ``"mean"`` (N_cd + a) / (N_c + a + b); ``"map"``
-        (N_cd + a - 1) / (N_c + a + b - 2), the mode, or NaN when the posterior has none
-        (both of its parameters below 1, or equal to 1: a flat density); ``"posterior"``
+        (N_cd + a - 1) / (N_c + a + b - 2), the mode, which holds when both posterior
+        parameters are at least 1 and not both equal to 1 (a parameter equal to 1 puts the
+        mode on the boundary, 0 or 1, and the formula gives it); NaN when the posterior has
+        no mode (a parameter below 1: the density is unbounded at 0 or 1; or both equal to
+        1: a flat density); ``"posterior"``
         the pair (N_cd + a, N_c - N_cd + b).
     """
     for name, value in (("n_on", n_on), ("n_records", n_records)):
