@@ -1,5 +1,7 @@
 # The two commands a fresh clone needs: `make book` and `make test`.
-# Each creates .venv and installs the pinned environment first (once; again when the pins change).
+# Each installs first: the missing system packages (tools/setup_system.sh: npm, Chromium and its
+# driver, bubblewrap; with apt-get as root or password-less sudo, otherwise it stops and prints
+# the command to run), then .venv with the pinned environment (once; again when the pins change).
 
 PYTHON ?= python3
 VENV   := .venv
@@ -9,7 +11,7 @@ STAMP  := $(VENV)/.installed
 JS_STAMP := book-assets/static/offline-js/pins.json
 NBVAL    := --nbval --nbval-current-env --nbval-sanitize-with book/sanitize.cfg
 
-.PHONY: help install book test lint lab student grade bench clean execute book-html test-notebooks
+.PHONY: help install system book test lint lab student grade bench clean execute book-html test-notebooks
 
 help:
 	@echo "make book     build the HTML course book into _build/html"
@@ -19,14 +21,18 @@ help:
 	@echo "make grade NB=path   grade one submitted notebook or a folder of them"
 	@echo "make bench    time nbcore against scikit-learn"
 
-install: $(STAMP) $(JS_STAMP)
+install: system $(STAMP) $(JS_STAMP)
 
-$(STAMP): pyproject.toml constraints.txt
+# Checked on every make that installs (a few `command -v`); installs only what is missing.
+system:
+	@PYTHON=$(PYTHON) sh tools/setup_system.sh
+
+$(STAMP): pyproject.toml constraints.txt | system
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[dev]"
 	touch $(STAMP)
 
-test: $(STAMP) $(JS_STAMP)
+test: system $(STAMP) $(JS_STAMP)
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory book-html
 	$(BIN)/python -m pytest -n 2 --dist loadscope tests
@@ -47,11 +53,11 @@ clean:
 # npm registry once, at install time, checked against pinned SHA-512 hashes, and copied into
 # book-assets/static/ (served as _build/html/_static/offline-js/).
 
-$(JS_STAMP): tools/vendor_js.py | $(STAMP)
+$(JS_STAMP): tools/vendor_js.py | system $(STAMP)
 	$(BIN)/python tools/vendor_js.py
 
 # Every notebook is executed (execution: force), warnings are errors.
-book-html: $(STAMP) $(JS_STAMP)
+book-html: system $(STAMP) $(JS_STAMP)
 	$(BIN)/jupyter-book build -W -n --keep-going --all .
 
 book: book-html
