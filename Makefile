@@ -11,10 +11,11 @@ STAMP  := $(VENV)/.installed
 JS_STAMP := book-assets/static/offline-js/pins.json
 NBVAL    := --nbval --nbval-current-env --nbval-sanitize-with book/sanitize.cfg
 
-.PHONY: help install system book test lint lab student grade bench clean execute book-html test-notebooks
+.PHONY: help install system book pdf test lint lab student grade bench clean execute book-html test-notebooks
 
 help:
 	@echo "make book     build the HTML course book into _build/html"
+	@echo "make pdf      print the book to _build/pdf/book.pdf (Chromium, no TeX)"
 	@echo "make test     run every test (unit tests, notebooks, book build checks)"
 	@echo "make lab      start JupyterLab on the book"
 	@echo "make student  write student copies of the chapters into _build/student"
@@ -35,6 +36,7 @@ $(STAMP): pyproject.toml constraints.txt | system
 test: system $(STAMP) $(JS_STAMP)
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory book-html
+	$(MAKE) --no-print-directory pdf
 	$(BIN)/python -m pytest -n 2 --dist loadscope tests
 	$(MAKE) --no-print-directory test-notebooks
 
@@ -62,6 +64,11 @@ book-html: system $(STAMP) $(JS_STAMP)
 
 book: book-html
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
+
+# The printed edition: a single-page build from the notebooks' stored outputs, printed by
+# headless Chromium once MathJax has typeset (tools/build_pdf.py; no TeX needed).
+pdf: system $(STAMP) $(JS_STAMP)
+	$(BIN)/python tools/build_pdf.py
 
 # Sync each book/NN_slug.md with its .ipynb and store the outputs of a real run in the .ipynb.
 execute: $(STAMP)
