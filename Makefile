@@ -80,10 +80,16 @@ test-notebooks: $(STAMP)
 
 # JupyterLab on the book with the .venv kernel (the env's kernels win over user ones); MyST .md
 # chapters open as notebooks (book-assets/jupyter/labconfig). Nothing is fetched from the web:
-# no extension manager listings, no news feed, no update check.
-lab: $(STAMP)
+# no extension manager listings, no news feed, no update check. Its workspaces (open tabs,
+# layout) are the project's own, in _build/lab-workspaces, not ~/.jupyter/lab/workspaces;
+# kernels talk to the server over CurveZMQ-encrypted sockets, not plain TCP.
+LAB_WORKSPACES := $(CURDIR)/_build/lab-workspaces
+
+lab: system $(STAMP)
+	mkdir -p $(LAB_WORKSPACES)
 	JUPYTER_PREFER_ENV_PATH=1 JUPYTER_CONFIG_PATH=$(CURDIR)/book-assets/jupyter \
 		$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/book \
+		--LabApp.workspaces_dir=$(LAB_WORKSPACES) --KernelManager.transport_encryption=auto \
 		--LabApp.extension_manager=readonly --LabApp.news_url=None \
 		--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate \
 		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)

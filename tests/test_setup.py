@@ -176,3 +176,14 @@ def test_ci_only_calls_make_test():
     commands = [line for line in lines if line.strip() and not line.startswith("#")]
     assert commands[-1] == "make test"
     assert not any("apt-get" in line or "sudo" in line for line in commands)
+
+
+def test_lab_uses_the_projects_workspaces_and_encrypted_kernels():
+    result = subprocess.run(
+        ["make", "-n", "lab"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    command = result.stdout
+    assert f"--LabApp.workspaces_dir={ROOT}/_build/lab-workspaces" in command
+    assert "--KernelManager.transport_encryption=auto" in command
+    assert "_build/" in (ROOT / ".gitignore").read_text(encoding="utf-8").split()
