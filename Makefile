@@ -1,5 +1,7 @@
 # The two commands a fresh clone needs: `make book` and `make test`.
-# Each creates .venv and installs the pinned environment first (once; again when the pins change).
+# Each installs first: the missing system packages (tools/setup_system.sh: npm, Chromium and its
+# driver, bubblewrap; with apt-get as root or password-less sudo, otherwise it stops and prints
+# the command to run), then .venv with the pinned environment (once; again when the pins change).
 
 PYTHON ?= python3
 VENV   := .venv
@@ -9,26 +11,32 @@ STAMP  := $(VENV)/.installed
 JS_STAMP := book-assets/static/offline-js/pins.json
 NBVAL    := --nbval --nbval-current-env --nbval-sanitize-with book/sanitize.cfg
 
-.PHONY: help install book test lint lab student grade bench clean execute book-html test-notebooks
+.PHONY: help install system book pdf test lint lab student grade bench clean execute book-html test-notebooks
 
 help:
 	@echo "make book     build the HTML course book into _build/html"
+	@echo "make pdf      print the book to _build/pdf/book.pdf (Chromium, no TeX)"
 	@echo "make test     run every test (unit tests, notebooks, book build checks)"
 	@echo "make lab      start JupyterLab on the book"
 	@echo "make student  write student copies of the chapters into _build/student"
 	@echo "make grade NB=path   grade one submitted notebook or a folder of them"
 	@echo "make bench    time nbcore against scikit-learn"
 
-install: $(STAMP) $(JS_STAMP)
+install: system $(STAMP) $(JS_STAMP)
 
-$(STAMP): pyproject.toml constraints.txt
+# Checked on every make that installs (a few `command -v`); installs only what is missing.
+system:
+	@PYTHON=$(PYTHON) sh tools/setup_system.sh
+
+$(STAMP): pyproject.toml constraints.txt | system
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[dev]"
 	touch $(STAMP)
 
-test: $(STAMP) $(JS_STAMP)
+test: system $(STAMP) $(JS_STAMP)
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory book-html
+	$(MAKE) --no-print-directory pdf
 	$(BIN)/python -m pytest -n 2 --dist loadscope tests
 	$(MAKE) --no-print-directory test-notebooks
 
@@ -47,15 +55,20 @@ clean:
 # npm registry once, at install time, checked against pinned SHA-512 hashes, and copied into
 # book-assets/static/ (served as _build/html/_static/offline-js/).
 
-$(JS_STAMP): tools/vendor_js.py | $(STAMP)
+$(JS_STAMP): tools/vendor_js.py | system $(STAMP)
 	$(BIN)/python tools/vendor_js.py
 
 # Every notebook is executed (execution: force), warnings are errors.
-book-html: $(STAMP) $(JS_STAMP)
+book-html: system $(STAMP) $(JS_STAMP)
 	$(BIN)/jupyter-book build -W -n --keep-going --all .
 
 book: book-html
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
+
+# The printed edition: a single-page build from the notebooks' stored outputs, printed by
+# headless Chromium once MathJax has typeset (tools/build_pdf.py; no TeX needed).
+pdf: system $(STAMP) $(JS_STAMP)
+	$(BIN)/python tools/build_pdf.py
 
 # Sync each book/NN_slug.md with its .ipynb and store the outputs of a real run in the .ipynb.
 execute: $(STAMP)
@@ -67,10 +80,16 @@ test-notebooks: $(STAMP)
 
 # JupyterLab on the book with the .venv kernel (the env's kernels win over user ones); MyST .md
 # chapters open as notebooks (book-assets/jupyter/labconfig). Nothing is fetched from the web:
-# no extension manager listings, no news feed, no update check.
-lab: $(STAMP)
+# no extension manager listings, no news feed, no update check. Its workspaces (open tabs,
+# layout) are the project's own, in _build/lab-workspaces, not ~/.jupyter/lab/workspaces;
+# kernels talk to the server over CurveZMQ-encrypted sockets, not plain TCP.
+LAB_WORKSPACES := $(CURDIR)/_build/lab-workspaces
+
+lab: system $(STAMP)
+	mkdir -p $(LAB_WORKSPACES)
 	JUPYTER_PREFER_ENV_PATH=1 JUPYTER_CONFIG_PATH=$(CURDIR)/book-assets/jupyter \
 		$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/book \
+		--LabApp.workspaces_dir=$(LAB_WORKSPACES) --KernelManager.transport_encryption=auto \
 		--LabApp.extension_manager=readonly --LabApp.news_url=None \
 		--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate \
 		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)

@@ -2,12 +2,16 @@
 
 The pages are served from a localhost HTTP server started here; Chromium resolves no other
 host name and sends every other request to a proxy that does not exist, so anything the
-book tried to fetch from elsewhere would fail and show up as a console error. For each page
-the test checks that MathJax typeset the math, that the widget manager rendered the saved
-widgets, that every image has alt text and loaded, and that the console has no errors; it
-saves a screenshot of each page under ``_build/screenshots/``.
+book tried to fetch from elsewhere would fail and show up as a console error. Each page is
+opened twice, in the light and in the dark colour scheme (the reader's system preference,
+emulated; the theme follows it), and the test checks that MathJax typeset the math, that the
+widget manager rendered the saved widgets and that every control of a saved explorer is
+switched off (a reader cannot move what would not recompute), that every image has alt text
+and loaded, that the console has no errors, and that the accessibility audit axe-core
+(vendored by tools/vendor_js.py) finds no serious or critical violation. It saves a
+screenshot of each page under ``_build/screenshots/`` (dark scheme: ``dark/``).
 
-Needs Chromium and its driver (Debian: ``sudo apt-get install chromium chromium-driver``).
+Needs Chromium and its driver; `make install` installs them (tools/setup_system.sh).
 """
 
 import functools
@@ -25,11 +29,15 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = Path(os.environ.get("BOOK_HTML_DIR", ROOT / "_build" / "html"))
 SCREENSHOTS = Path(os.environ.get("BOOK_SCREENSHOT_DIR", ROOT / "_build" / "screenshots"))
+AXE = ROOT / "book-assets" / "test-js" / "axe-core" / "axe.min.js"
 WIDTH, MAX_HEIGHT = 1400, 12000
+SCHEMES = ("light", "dark")
+# axe's impact levels that fail the test (the others: "moderate", "minor")
+FAILING_IMPACTS = ("serious", "critical")
 INSTALL_HINT = (
-    "The browser test needs Chromium and ChromeDriver. On Debian or Ubuntu install them with\n"
-    "    sudo apt-get install chromium chromium-driver\n"
-    "(.ci/run does this on CI)."
+    "The browser test needs Chromium and ChromeDriver. `make install` installs them when\n"
+    "missing (tools/setup_system.sh); on Debian by hand:\n"
+    "    sudo apt-get install chromium chromium-driver"
 )
 
 pytestmark = pytest.mark.browser
@@ -113,6 +121,61 @@ def driver():
     shutil.rmtree(profile, ignore_errors=True)
 
 
+@pytest.fixture(scope="module")
+def axe_source():
+    if not AXE.is_file():
+        pytest.fail(f"{AXE} is missing: run `make install` (tools/vendor_js.py vendors axe-core)")
+    return AXE.read_text(encoding="utf-8")
+
+
+def _set_scheme(driver, scheme):
+    """Emulate the reader's system colour scheme; the theme (mode "auto") follows it."""
+    driver.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia",
+        {"features": [{"name": "prefers-color-scheme", "value": scheme}]},
+    )
+
+
+def _axe_violations(driver, axe_source):
+    """Run axe-core on the loaded page; return its serious and critical violations."""
+    if not driver.execute_script("return !!window.axe"):
+        driver.execute_script(axe_source)
+    result = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {resultTypes: ['violations']}).then("
+        "  r => done(r.violations.map(v => ({id: v.id, impact: v.impact,"
+        "    nodes: v.nodes.map(n => n.target.join(' '))}))),"
+        "  e => done({error: String(e)}));"
+    )
+    if isinstance(result, dict):
+        raise AssertionError(f"axe-core failed: {result['error']}")
+    return [v for v in result if v["impact"] in FAILING_IMPACTS]
+
+
+# Controls of saved explorers that a reader could still move, and explorers without the note.
+MOVABLE_CONTROLS_JS = """
+const movable = [];
+const show = e => e.outerHTML.slice(0, 100);
+document.querySelectorAll('.widget-subarea input, .widget-subarea select,'
+    + ' .widget-subarea textarea, .widget-subarea button')
+  .forEach(e => { if (!e.disabled) movable.push(show(e)); });
+document.querySelectorAll('.widget-subarea .noUi-target')
+  .forEach(e => { if (!e.hasAttribute('disabled')) movable.push(show(e)); });
+document.querySelectorAll('.widget-subarea [contenteditable]')
+  .forEach(e => { if (e.isContentEditable) movable.push(show(e)); });
+document.querySelectorAll('.widget-subarea [role=slider]')
+  .forEach(e => { if (e.getAttribute('aria-disabled') !== 'true') movable.push(show(e)); });
+const controls = 'input, select, textarea, button, .noUi-target, [contenteditable]';
+const unexplained = Array.from(document.querySelectorAll('.widget-subarea'))
+  .filter(s => s.querySelector(controls))
+  .filter(s => !(s.previousElementSibling
+                 && s.previousElementSibling.classList.contains('book-explorer-note')
+                 && /JupyterLab/.test(s.previousElementSibling.textContent)));
+return {movable: movable, unexplained: unexplained.length,
+        subareas: document.querySelectorAll('.widget-subarea').length};
+"""
+
+
 def _pages():
     skip = {"_static", "_sources", "_images", "reports"}
     return [
@@ -146,8 +209,8 @@ def _expected_sliders(html):
     )
 
 
-def _check_page(driver, site, page):
-    """Load one page; return (problems, facts)."""
+def _check_page(driver, site, page, scheme, axe_source):
+    """Load one page in one colour scheme; return (problems, facts)."""
     problems, facts = [], {}
     html = (BUILD / page).read_text(encoding="utf-8")
     driver.set_window_size(WIDTH, 1000)
@@ -156,6 +219,9 @@ def _check_page(driver, site, page):
         driver.execute_script("window.localStorage.clear(); window.sessionStorage.clear();")
     driver.get(f"{site}/{page}")
     _wait(driver, "return document.readyState === 'complete'", what="the page to load")
+    theme = driver.execute_script("return document.documentElement.dataset.theme")
+    if theme != scheme:
+        problems.append(f"the theme shows {theme!r} where the reader's system asks for {scheme}")
 
     # Math: typeset by the bundled MathJax 3, nothing left as raw TeX.
     n_math = driver.execute_script("return document.querySelectorAll('.math').length")
@@ -201,6 +267,22 @@ def _check_page(driver, site, page):
         )
         if n_views == 0:
             problems.append("no .jupyter-widgets element: the widget manager rendered nothing")
+        # Saved explorers: nothing a reader can move, and a note that says where they run.
+        try:
+            _wait(
+                driver,
+                MOVABLE_CONTROLS_JS.replace("return {", "const r = {") + ";"
+                "return r.movable.length === 0 && r.unexplained === 0;",
+                timeout=10,
+                what="every explorer's controls to be switched off, with a note",
+            )
+        except AssertionError:
+            frozen = driver.execute_script(MOVABLE_CONTROLS_JS)
+            problems.append(
+                f"{len(frozen['movable'])} control(s) a reader can move without effect, e.g. "
+                f"{frozen['movable'][:3]}; {frozen['unexplained']} explorer(s) without a note"
+            )
+        facts["explorers"] = driver.execute_script(MOVABLE_CONTROLS_JS)["subareas"]
 
     # Images: loaded, and each with a text alternative.
     images = driver.execute_script(
@@ -220,6 +302,12 @@ def _check_page(driver, site, page):
     if figures_without_img:
         problems.append(f"{figures_without_img} figure(s) without an image")
 
+    # Accessibility: no serious or critical violation (axe-core's rules, WCAG 2.x A/AA).
+    violations = _axe_violations(driver, axe_source)
+    facts["axe"] = {v["id"]: len(v["nodes"]) for v in violations}
+    for v in violations:
+        problems.append(f"axe {v['impact']} {v['id']}: {len(v['nodes'])} x, e.g. {v['nodes'][:3]}")
+
     # Console: no errors (failed loads, script errors, blocked requests).
     severe = _severe(driver)
     if severe:
@@ -233,8 +321,9 @@ def _check_page(driver, site, page):
     )
     driver.set_window_size(WIDTH, int(min(max(height + 200, 1000), MAX_HEIGHT)))
     time.sleep(0.3)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    driver.save_screenshot(str(SCREENSHOTS / (page.replace("/", "__")[:-5] + ".png")))
+    folder = SCREENSHOTS if scheme == "light" else SCREENSHOTS / scheme
+    folder.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(folder / (page.replace("/", "__")[:-5] + ".png")))
     return problems, facts
 
 
@@ -275,21 +364,71 @@ def _check_weather_explorer(driver, site):
     assert not _severe(driver)
 
 
-def test_every_page_renders_offline_in_chromium(site, driver):
+def _check_frozen_explorer(driver, site):
+    """Dragging a slider or pressing keys on it changes nothing: not even its readout."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    driver.set_window_size(WIDTH, 1000)
+    driver.get(f"{site}/book/06_weather.html")
+    _wait(
+        driver,
+        "return document.querySelectorAll('.widget-subarea.book-frozen .noUi-handle').length >= 2",
+        what="the explorer's sliders, switched off",
+    )
+    state_js = (
+        "return Array.from(document.querySelectorAll('.widget-subarea')).map(s => s.innerText"
+        " + Array.from(s.querySelectorAll('[role=slider]')).map(h => h.getAttribute("
+        "'aria-valuenow')).join(','));"
+    )
+    before = driver.execute_script(state_js)
+    handle = driver.find_element(By.CSS_SELECTOR, ".widget-subarea .noUi-handle")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", handle)
+    ActionChains(driver).drag_and_drop_by_offset(handle, 120, 0).perform()
+    driver.execute_script("arguments[0].focus();", handle)
+    handle.send_keys(Keys.ARROW_RIGHT, Keys.ARROW_RIGHT, Keys.END)
+    readout = driver.find_element(By.CSS_SELECTOR, ".widget-subarea .widget-readout")
+    ActionChains(driver).double_click(readout).send_keys("7", Keys.ENTER).perform()
+    time.sleep(0.5)
+    assert driver.execute_script(state_js) == before
+    name = handle.get_attribute("aria-label")
+    assert name == "smoothing alpha", f"the slider's accessible name is {name!r}"
+    assert not _severe(driver)
+
+
+def test_axe_audit_catches_violations(driver, axe_source):
+    """The audit itself: a page with an unnamed slider and an image without alt fails it."""
+    driver.get(
+        "data:text/html,<html lang=en><title>t</title><main><img src='x.png'>"
+        "<div role=slider tabindex=0 aria-valuenow=1></div></main></html>"
+    )
+    found = {v["id"] for v in _axe_violations(driver, axe_source)}
+    assert {"image-alt", "aria-input-field-name"} <= found
+
+
+def test_every_page_renders_offline_in_chromium(site, driver, axe_source):
     _check_network_is_off(driver, site)
     pages = _pages()
     assert "book/06_weather.html" in pages and "book/00_notation.html" in pages
     report, all_facts = {}, {}
-    for page in pages:
-        problems, facts = _check_page(driver, site, page)
-        all_facts[page] = facts
-        if problems:
-            report[page] = problems
+    for scheme in SCHEMES:
+        _set_scheme(driver, scheme)
+        for page in pages:
+            problems, facts = _check_page(driver, site, page, scheme, axe_source)
+            all_facts[scheme, page] = facts
+            if problems:
+                report[f"{page} ({scheme})"] = problems
+    _set_scheme(driver, "light")
     assert not report, "pages that do not render offline:\n" + json.dumps(report, indent=2)
     # the checks above must have had something to check
-    assert all_facts["book/00_notation.html"]["mjx"] > 0
-    assert all_facts["book/06_weather.html"]["mjx"] > 0
-    assert all_facts["book/06_weather.html"]["sliders"] >= 2
-    assert all_facts["book/06_weather.html"]["images"] >= 2
+    for scheme in SCHEMES:
+        assert all_facts[scheme, "book/00_notation.html"]["mjx"] > 0
+        assert all_facts[scheme, "book/06_weather.html"]["mjx"] > 0
+        assert all_facts[scheme, "book/06_weather.html"]["sliders"] >= 2
+        assert all_facts[scheme, "book/06_weather.html"]["explorers"] >= 2
+        assert all_facts[scheme, "book/06_weather.html"]["images"] >= 2
     assert (SCREENSHOTS / "book__06_weather.png").stat().st_size > 10_000
+    assert (SCREENSHOTS / "dark" / "book__06_weather.png").stat().st_size > 10_000
     _check_weather_explorer(driver, site)
+    _check_frozen_explorer(driver, site)

@@ -206,6 +206,46 @@ def _chapter_pages_with_widgets():
     ]
 
 
+def test_every_page_has_a_language_and_a_title():
+    """Screen readers choose their voice by <html lang>; a page without a title is unnamed."""
+    problems = {}
+    for page in _built_files("*.html"):
+        if page.relative_to(BUILD).parts[0] in ("_static", "_sources"):
+            continue  # the theme's template fragments, not pages
+        html = page.read_text(encoding="utf-8")
+        lang = re.search(r"<html[^>]*\blang=\"([^\"]+)\"", html)
+        title = re.search(r"<title>(.*?)</title>", html, re.DOTALL)
+        if not lang or lang.group(1) != "en" or not title or not title.group(1).strip():
+            problems[str(page.relative_to(BUILD))] = (lang and lang.group(1), title and title[1])
+    assert not problems, f"pages without lang='en' or a title: {problems}"
+
+
+def test_root_index_leads_to_the_first_page():
+    html = (BUILD / "index.html").read_text(encoding="utf-8")
+    target = re.search(r'http-equiv="Refresh" content="0; url=([^"]+)"', html).group(1)
+    assert f'<a href="{target}">' in html, "a reader without redirects needs a link"
+    assert (BUILD / target).is_file(), f"index.html leads to {target}, which is not built"
+
+
+def test_the_audit_engine_is_not_shipped_with_the_book():
+    assert not list(BUILD.rglob("axe*.js")), "axe-core is for the tests, not the readers"
+
+
+def test_folded_cells_are_named_by_what_they_show():
+    """myst-nb's "Toggle hidden content" label is replaced (book-assets/ext/book_html.py)."""
+    pages = [p for p in _built_files("*.html") if "<summary" in p.read_text(encoding="utf-8")]
+    assert pages, "no page has a folded cell; every chapter's exercises should"
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        assert "Toggle hidden content" not in html, page
+        # exercise cells carry their role, so print can leave the solutions out
+        prompt = '<p class="collapsed admonition-title">Show solution</p>'
+        if prompt in html:
+            assert len(re.findall(r'class="[^"]*\bexercise-solution\b', html)) == html.count(
+                prompt
+            ), page
+
+
 def test_widget_pages_use_the_vendored_manager():
     pages = _chapter_pages_with_widgets()
     assert pages, "no page embeds widget state; the weather chapter should"
@@ -255,6 +295,7 @@ def test_config_has_the_required_build_settings():
     extensions = config["sphinx"]["config"]["extensions"]
     assert "sphinx-mathjax-offline" in extensions
     assert "sphinx_thebe" not in extensions and "sphinx.ext.intersphinx" not in extensions
+    assert config["sphinx"]["config"]["language"] == "en"
     js = config["sphinx"]["config"]["nb_ipywidgets_js"]
     assert all(not EXTERNAL.match(path) for path in js)
     assert "url" not in config.get("repository", {}) or re.match(
@@ -285,5 +326,5 @@ def test_vendored_js_matches_the_pins():
     vendor = _vendor_module()
     assert vendor.vendored_ok(), "vendored JavaScript missing or stale: run `make install`"
     for name, spec in vendor.PINS.items():
-        meta = json.loads((vendor.DEST / spec["folder"] / "package.json").read_text("utf-8"))
+        meta = json.loads((vendor.target_of(spec) / "package.json").read_text("utf-8"))
         assert (meta["name"], meta["version"]) == (name, spec["version"])

@@ -7,7 +7,14 @@ For each chapter ``book/NN_slug.md`` (a MyST notebook paired with ``book/NN_slug
    directory and with the current Python environment's kernel, and saved with its outputs
    and its widget state (so the HTML book can show the widgets);
 3. the random ids that ipywidgets gives its models are renamed to ids numbered in order of
-   appearance, so that running an unchanged chapter again rewrites the same file.
+   appearance, so that running an unchanged chapter again rewrites the same file;
+4. whole numbers in the saved widget state are written as JavaScript writes them (``20``, not
+   Python's ``20.0``), so that saving the notebook in JupyterLab, which serialises the state
+   from JavaScript, leaves the file unchanged.
+
+Kernels are started with CurveZMQ transport encryption (jupyter_client's
+``transport_encryption = "auto"``, which the ipykernel kernelspec supports) rather than
+plain TCP, which ipykernel warns about at every start.
 
 Outputs are never edited by hand: `make test` re-runs every notebook (nbval) and fails when a
 stored output differs from a fresh one.
@@ -23,6 +30,7 @@ from pathlib import Path
 
 import jupytext
 import nbformat
+from jupyter_client.manager import KernelManager
 from jupytext.cli import jupytext as jupytext_cli
 from nbclient import NotebookClient
 
@@ -32,6 +40,9 @@ TIMEOUT = 600  # seconds per cell
 KERNEL = "python3"
 
 _MODEL_ID = re.compile(r"^[0-9a-f]{32}$")
+
+# Encrypt the kernel's sockets when its kernelspec supports it (ipykernel does).
+KernelManager.class_traits()["transport_encryption"].default_value = "auto"
 
 
 def paired_chapters():
@@ -61,6 +72,26 @@ def stable_widget_ids(nb):
     return nbformat.from_dict(json.loads(pattern.sub(lambda m: mapping[m.group(0)], text)))
 
 
+def _js_number(value):
+    """A float that is a whole number as the int JavaScript's JSON.stringify would write."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _js_number(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_js_number(item) for item in value]
+    return value
+
+
+def js_widget_numbers(nb):
+    """Write the widget state's whole-number floats as JupyterLab saves them (20.0 -> 20)."""
+    widgets = nb.metadata.get("widgets", {})
+    key = "application/vnd.jupyter.widget-state+json"
+    if key in widgets:
+        widgets[key] = nbformat.from_dict(_js_number(widgets[key]))
+    return nb
+
+
 def execute(md_path):
     md_path = Path(md_path).resolve()
     ipynb_path = md_path.with_suffix(".ipynb")
@@ -80,7 +111,7 @@ def execute(md_path):
         resources={"metadata": {"path": str(md_path.parent)}},
     )
     client.execute()
-    nb = stable_widget_ids(nb)
+    nb = js_widget_numbers(stable_widget_ids(nb))
     # 3. write through jupytext, so the pair stays in sync (the .md text is unchanged)
     jupytext.write(nb, ipynb_path, fmt="ipynb")
     status = jupytext_cli(["--sync", "--quiet", str(ipynb_path)])

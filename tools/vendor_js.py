@@ -1,12 +1,15 @@
-"""Vendor the JavaScript the offline book needs: the ipywidgets HTML manager and require.js.
+"""Vendor the JavaScript the offline book and its tests need, from pinned npm tarballs.
 
 The HTML book shows saved widget state with ``@jupyter-widgets/html-manager`` (its
 ``embed-amd.js`` bundle, loaded through ``requirejs``). By default myst-nb loads both from
-CDNs; the book must work offline, so this script fetches the two pinned tarballs from the
+CDNs; the book must work offline, so this script fetches the pinned tarballs from the
 npm registry at install time (``npm pack``), checks each against the registry integrity
 hash (SHA-512) committed below, and copies the files the page needs into
 ``book-assets/static/offline-js/``. Sphinx copies that folder into ``_build/html/_static/``
 (``html_static_path`` in ``_config.yml``) and ``nb_ipywidgets_js`` points at it.
+
+The accessibility audit's engine, ``axe-core``, is vendored the same way into
+``book-assets/test-js/``, which the book does not ship: the browser test injects it.
 
 Usage: ``python tools/vendor_js.py [--check]``. Runs ``npm`` only when the vendored files are
 missing or were made from other pins; ``--check`` only verifies what is there.
@@ -25,9 +28,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEST = ROOT / "book-assets" / "static" / "offline-js"
+TEST_DEST = ROOT / "book-assets" / "test-js"  # used by tests only, not copied into the book
 STAMP = DEST / "pins.json"
 
-# name -> (version, npm registry integrity of the tarball, target folder, files to copy).
+# name -> (version, npm registry integrity of the tarball, target folder, files to copy, and
+# optionally "dest": "test" for TEST_DEST instead of DEST).
 # Files are globs relative to the package root inside the tarball.
 PINS = {
     "@jupyter-widgets/html-manager": {
@@ -58,10 +63,29 @@ PINS = {
         "folder": "requirejs",
         "files": ["require.js", "package.json"],
     },
+    "axe-core": {
+        "version": "4.14.1",
+        "integrity": (
+            "sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJp"
+            "Ze37OgudVGtQ=="
+        ),
+        "folder": "axe-core",
+        "dest": "test",
+        "files": ["axe.min.js", "LICENSE", "package.json"],
+    },
 }
 
-# The files the book's pages reference (nb_ipywidgets_js in _config.yml).
-ENTRY_POINTS = ["requirejs/require.js", "html-manager/embed-amd.js"]
+# The files the book's pages reference (nb_ipywidgets_js in _config.yml), and the audit script.
+ENTRY_POINTS = [
+    DEST / "requirejs" / "require.js",
+    DEST / "html-manager" / "embed-amd.js",
+    TEST_DEST / "axe-core" / "axe.min.js",
+]
+
+
+def target_of(spec):
+    """The folder a package's files are copied into."""
+    return (TEST_DEST if spec.get("dest") == "test" else DEST) / spec["folder"]
 
 
 def sri_sha512(path):
@@ -119,24 +143,26 @@ def vendored_ok():
         return False
     pins = {name: (spec["version"], spec["integrity"]) for name, spec in PINS.items()}
     recorded = {name: tuple(v) for name, v in stamp.items()}
-    return recorded == pins and all((DEST / entry).is_file() for entry in ENTRY_POINTS)
+    return recorded == pins and all(entry.is_file() for entry in ENTRY_POINTS)
 
 
 def vendor():
-    if DEST.exists():
-        shutil.rmtree(DEST)
-    DEST.mkdir(parents=True)
+    for folder in (DEST, TEST_DEST):
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
     with tempfile.TemporaryDirectory() as work:
         for name, spec in PINS.items():
             tarball = npm_pack(name, spec["version"], work)
             actual = sri_sha512(tarball)
             if actual != spec["integrity"]:
                 shutil.rmtree(DEST)
+                shutil.rmtree(TEST_DEST)
                 raise SystemExit(
                     f"{name}@{spec['version']}: integrity mismatch\n"
                     f"  expected {spec['integrity']}\n  got      {actual}"
                 )
-            target = DEST / spec["folder"]
+            target = target_of(spec)
             target.mkdir()
             extract(tarball, spec, target)
             print(f"vendored {name}@{spec['version']} into {target.relative_to(ROOT)}")

@@ -1,0 +1,183 @@
+"""The printable edition, ``_build/pdf/book.pdf`` (``make pdf``; ``make test`` makes it first).
+
+Read back through its text layer (pypdf): it has a sensible number of pages, every chapter
+starts a page with its title and is listed in the contents with that page number, the figures
+are numbered with captions, the math is typeset (no TeX source left), the exercises are there
+and none of their solutions is. The single page it was printed from is opened once more in
+Chromium with print media emulated, to check that no explorer takes room on paper (an
+explorer prints as an empty box: no kernel, no picture) while the static twins stay.
+"""
+
+import functools
+import re
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import jupytext
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PDF = ROOT / "_build" / "pdf" / "book.pdf"
+SINGLE = ROOT / "_build" / "singlehtml" / "book.html"
+sys.path.insert(0, str(ROOT / "tools"))
+import build_pdf  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def pages():
+    if not PDF.is_file():
+        pytest.fail(f"no {PDF}: run `make pdf` first (make test does)")
+    return build_pdf.page_texts(PDF.read_bytes())
+
+
+@pytest.fixture(scope="module")
+def text(pages):
+    return build_pdf.comparable(" ".join(pages))
+
+
+def _chapters():
+    """(file, title as the book numbers it) for every chapter in the table of contents."""
+    found = []
+    for md in sorted((ROOT / "book").glob("*.md")):
+        heading = next(
+            line[2:].strip()
+            for line in md.read_text(encoding="utf-8").splitlines()
+            if line.startswith("# ")
+        )
+        number = re.match(r"(\d\d)_", md.name).group(1)
+        found.append((md, heading if md.stem.startswith("00_") else f"{int(number)}. {heading}"))
+    return found
+
+
+def test_page_count(pages):
+    chapters = [c for c in _chapters() if not c[0].stem.startswith("00_")]
+    # every chapter is several pages; a failed print gives one page or a blank run of them
+    assert 5 * len(chapters) <= len(pages) <= 600, len(pages)
+    blank = [n + 1 for n, page in enumerate(pages) if len(page) < 40]
+    assert not blank, f"pages with (almost) no text: {blank}"
+
+
+def test_every_chapter_starts_a_page_and_is_in_the_contents(pages):
+    titles = [title for md, title in _chapters() if md.stem != "00_welcome"]
+    starts = build_pdf.chapter_pages(pages, titles)
+    missing = [t for t in titles if t not in starts]
+    assert not missing, f"chapters whose title opens no page: {missing}"
+    assert list(starts.values()) == sorted(starts.values()), "chapters out of order"
+    # the contents page lists each chapter with the page it starts on
+    contents = next(build_pdf.comparable(p) for p in pages if "Contents" in p)
+    for title, page in starts.items():
+        assert build_pdf.comparable(f"{title} {page}") in contents, (title, page)
+
+
+def test_figures_are_numbered_with_captions(text):
+    html = SINGLE.read_text(encoding="utf-8")
+    captions = re.findall(r'<span class="caption-number">(Fig\. [\d.]+)', html)
+    assert len(captions) >= 10
+    for number in captions:
+        assert build_pdf.comparable(number) in text, f"{number} is not in the PDF"
+
+
+def test_math_is_typeset(text):
+    # MathJax typeset before printing: its glyphs are in the text layer, TeX delimiters are not
+    # (TeX commands may appear: a docstring's Notes print them as code)
+    for glyph in ("θ", "π", "∑", "∏"):
+        assert glyph in text, f"no {glyph}: the math was printed before MathJax typeset it"
+    for delimiter in ("$$", "\\(", "\\[", "\\begin{"):
+        assert delimiter not in text, delimiter
+
+
+def _exercise_cells():
+    """(chapter, exercise, role, source, the book's text outside exercise cells)."""
+    cells = [(md.name, cell) for md, _ in _chapters() for cell in jupytext.read(md).cells]
+    rest = "\n".join(c.source for _, c in cells if c.metadata.get("role") is None)
+    for name, cell in cells:
+        role = cell.metadata.get("role")
+        if role in ("solution", "check"):
+            yield name, cell.metadata.get("exercise"), role, cell.source, rest
+
+
+def test_exercises_are_printed_without_solutions(text):
+    cells = list(_exercise_cells())
+    assert len([c for c in cells if c[2] == "solution"]) >= 20
+    checked = 0
+    for name, exercise, role, source, rest in cells:
+        assert build_pdf.comparable(f"Exercise {exercise}") in text, (name, exercise)
+        # lines of the solution or check that the chapter does not also show elsewhere
+        lines = [
+            line.strip()
+            for line in source.splitlines()
+            if len(line.strip()) >= 20
+            and not line.strip().startswith("#")
+            and line.strip() not in rest
+        ]
+        for line in lines[:3]:
+            checked += 1
+            assert build_pdf.comparable(line) not in text, (
+                f"{name}, exercise {exercise}: its {role} is printed: {line!r}"
+            )
+    assert checked >= 20
+
+
+def test_no_explorer_is_printed(text):
+    assert build_pdf.comparable("A saved view of this explorer") not in text
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - the signature of the base class
+        pass
+
+
+@pytest.mark.browser
+def test_no_widget_box_takes_room_on_paper():
+    if not SINGLE.is_file():
+        pytest.fail(f"no {SINGLE}: run `make pdf` first (make test does)")
+    handler = functools.partial(_QuietHandler, directory=str(SINGLE.parent))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    profile = tempfile.mkdtemp(prefix="book-pdf-test-")
+    driver = build_pdf.start_browser(profile)
+    try:
+        driver.get(f"http://localhost:{server.server_address[1]}/book.html")
+        deadline = time.monotonic() + 60
+        while driver.execute_script("return document.readyState") != "complete":
+            assert time.monotonic() < deadline, "the single page did not load"
+            time.sleep(0.2)
+        # wait for the widget manager, then look at the page as the printer does
+        time.sleep(2)
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+        facts = driver.execute_script(
+            """
+            const views = Array.from(document.querySelectorAll(
+              'script[type="application/vnd.jupyter.widget-view+json"]'));
+            const shown = e => e.getClientRects().length > 0 && e.offsetHeight > 0;
+            // the cell that holds an explorer: on paper its code and an empty output area
+            const boxes = views.map(v => v.closest('.cell') || v.parentElement)
+              .concat(Array.from(document.querySelectorAll('.widget-subarea, .jupyter-widgets')));
+            return {views: views.length,
+                    printed: boxes.filter(shown).map(b => b.outerHTML.slice(0, 120)),
+                    figures: Array.from(document.querySelectorAll('figure')).filter(shown).length,
+                    tables: Array.from(document.querySelectorAll('.cell_output table'))
+                      .filter(shown).length};
+            """
+        )
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+        server.shutdown()
+        server.server_close()
+    assert facts["views"] >= 5, "the page holds no explorer: nothing was checked"
+    assert not facts["printed"], f"widget boxes on paper: {facts['printed'][:3]}"
+    # the static twins (figures, tables) stay
+    assert facts["figures"] >= 10 and facts["tables"] >= 10, facts
+
+
+def test_build_pdf_reads_the_notebooks_with_their_outputs():
+    """The single-page build uses the stored outputs: each paired .md is excluded."""
+    paired = build_pdf.paired_chapters()
+    assert len(paired) >= 9
+    assert all(md.with_suffix(".ipynb").is_file() for md in paired)
