@@ -76,7 +76,8 @@ class MixedNB(NaiveBayes):
     ('categorical', 'gaussian', 'bernoulli')
     """
 
-    _input_tags = {"categorical": True, "string": True, "allow_nan": True}
+    # missing values are left out in categorical columns only, so not in X in general
+    _input_tags = {"categorical": True, "string": True}
 
     def __init__(
         self,
