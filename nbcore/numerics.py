@@ -2,9 +2,9 @@
 
 Every estimator scores in log space, b_c = log pi_c + log p(x | c), and turns scores into
 posteriors with :func:`logsumexp`; nothing multiplies raw probabilities, which underflow to
-0 after a few hundred factors (chapter 8). The estimators and the book's figures compute
-their log likelihoods with the functions here, so that a figure shows the model the library
-fits:
+0 after a few hundred factors (chapter 8). The estimators compute their log likelihoods with
+the functions here; a figure that draws a likelihood should call them too, so that it shows
+the model the library fits. Their names and signatures are kept stable:
 
 * :func:`gaussian_log_density`: sum_d log N(x_d; mu_cd, sigma^2_cd), shape (n_samples,
   n_classes), the likelihood of GaussianNB (and of MixedNB's numeric columns);
