@@ -464,6 +464,8 @@ def check_numeric_column(estimator, column, series, kind):
     Returns the column as a float ndarray of shape (n_samples,).
     """
     where = f"X column {column!r} ({kind})"
+    if pd.api.types.is_complex_dtype(series):  # as floats they would lose their imaginary part
+        raise TypeError(f"{where} must hold real numbers; got {series.dtype} values.")
     numeric = pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)
     # "empty": every value is missing, reported below
     if not numeric and pd.api.types.infer_dtype(series, skipna=True) not in ("boolean", "empty"):
@@ -506,7 +508,10 @@ def unknown_category_error(estimator, d, value, categories):
 def check_y(y, n_samples):
     """Class labels: 1-D, one per sample, no missing values. Returns an ndarray."""
     if y is None:
-        raise ValueError("y must be an array-like of shape (n_samples,) of class labels; got None.")
+        raise ValueError(
+            "y must be an array-like of shape (n_samples,) of class labels; got None (a "
+            "classifier requires y to be passed, but the target y is None)."
+        )
     array = np.asarray(y)
     if array.ndim == 2 and array.shape[1] == 1:
         array = array.ravel()
@@ -525,6 +530,11 @@ def check_y(y, n_samples):
         raise ValueError(
             f"y must not contain missing values; got {_show(array[missing][0])} at row "
             f"{np.flatnonzero(missing)[0]}."
+        )
+    if array.dtype.kind == "f" and not np.all(np.isfinite(array)):  # NaN was caught above
+        row = np.flatnonzero(~np.isfinite(array))[0]
+        raise ValueError(
+            f"Input y contains infinity: y must hold class labels; got {array[row]} at row {row}."
         )
     if array.dtype.kind == "f" and not np.all(array == np.round(array)):
         raise ValueError(
@@ -615,7 +625,7 @@ def check_sample_weight(sample_weight, n_samples):
     if bad.any():
         raise ValueError(f"sample_weight must be finite and >= 0; got {_show(w[bad][0])}.")
     if w.sum() == 0:
-        raise ValueError("sample_weight sums to 0: no sample would count.")
+        raise ValueError("sample_weight sums to 0 (every weight is zero): no sample would count.")
     return w
 
 

@@ -9,7 +9,6 @@ turn counts into smoothed log probabilities.
 """
 
 import inspect
-from types import SimpleNamespace
 
 import numpy as np
 
@@ -42,6 +41,7 @@ class NaiveBayes:
 
     _estimator_type = "classifier"
     _input_tags = {}
+    _poor_score = False  # scikit-learn's tag: its generic checks expect a good training score
 
     # -- parameters: scikit-learn's conventions, so that clone, Pipeline and GridSearchCV work
 
@@ -77,7 +77,7 @@ class NaiveBayes:
 
     def __sklearn_tags__(self):
         """Describe the estimator to scikit-learn >= 1.6, which asks every estimator for it."""
-        return _sklearn_tags(self._input_tags)
+        return _sklearn_tags(self._input_tags, self._poor_score)
 
     # -- fitting: the same steps for every model, each model's statistics in its hooks
 
@@ -165,7 +165,9 @@ class NaiveBayes:
         return self._joint_log_likelihood(self._check_X(X))
 
     def _scores(self, X):
-        jll = self.predict_joint_log_proba(X)
+        # stored class by class (column-major): the max and sum over the classes that follow
+        # then run along memory, many times faster than along short rows of a few classes
+        jll = np.asfortranarray(self.predict_joint_log_proba(X))
         check.check_scores(jll)
         return jll
 
@@ -236,44 +238,20 @@ class NaiveBayes:
         return float(np.average(y_pred == y, weights=weights))
 
 
-def _sklearn_tags(input_tags):
-    """scikit-learn's ``Tags`` of a classifier, as a plain namespace with the same fields.
+def _sklearn_tags(input_tags, poor_score):
+    """scikit-learn's ``Tags`` of a classifier with these input tags.
 
-    nbcore does not import scikit-learn. ``estimator_type="classifier"`` makes its
-    ``is_classifier`` true, so that ``cross_val_score`` uses stratified folds.
+    Only scikit-learn asks for tags, so it is imported here, when it is already loaded: nbcore
+    itself never needs it. ``estimator_type="classifier"`` makes its ``is_classifier`` true, so
+    that ``cross_val_score`` uses stratified folds.
     """
-    ns = SimpleNamespace
-    inputs = dict(
-        one_d_array=False,
-        two_d_array=True,
-        three_d_array=False,
-        sparse=False,
-        categorical=False,
-        string=False,
-        dict=False,
-        positive_only=False,
-        allow_nan=False,
-        pairwise=False,
-    )
-    return ns(
+    from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+    return Tags(
         estimator_type="classifier",
-        target_tags=ns(
-            required=True,
-            one_d_labels=False,
-            two_d_labels=False,
-            positive_only=False,
-            multi_output=False,
-            single_output=True,
-        ),
-        transformer_tags=None,
-        classifier_tags=ns(poor_score=False, multi_class=True, multi_label=False),
-        regressor_tags=None,
-        array_api_support=False,
-        no_validation=False,
-        non_deterministic=False,
-        requires_fit=True,
-        _skip_test=False,
-        input_tags=ns(**{**inputs, **input_tags}),
+        target_tags=TargetTags(required=True),
+        classifier_tags=ClassifierTags(poor_score=poor_score),
+        input_tags=InputTags(**input_tags),
     )
 
 
@@ -339,6 +317,10 @@ class DiscreteNB(NaiveBayes):
     Counting is maximum likelihood (chapter 3); adding alpha to every count is the
     posterior mean under a symmetric Dirichlet (Beta) prior (chapter 4).
     """
+
+    # as in scikit-learn: counting models are not meant to score well on the continuous data
+    # of its generic checks
+    _poor_score = True
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None):
         self.alpha = alpha

@@ -80,7 +80,7 @@ class GaussianNB(NaiveBayes):
         # previous batch's epsilon, so with var_smoothing > 0 chunked partial_fit differs from
         # fit by about var_smoothing times a variance; with var_smoothing=0 it is exact.
         epsilon = self.var_smoothing * np.max(np.var(X, axis=0))
-        first_batch = not self.class_count_.any()
+        first_batch = not self.class_count_.any()  # nothing stored yet: no epsilon to take off
         var_past = self.var_ if first_batch else self.var_ - epsilon
         n_new, mu_new, var_new = _class_moments(X, Y)
         count, theta, var = _pool(self.class_count_, self.theta_, var_past, n_new, mu_new, var_new)

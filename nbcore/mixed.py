@@ -76,7 +76,8 @@ class MixedNB(NaiveBayes):
     ('categorical', 'gaussian', 'bernoulli')
     """
 
-    _input_tags = {"categorical": True, "string": True, "allow_nan": True}
+    # missing values are left out in categorical columns only, so not in X in general
+    _input_tags = {"categorical": True, "string": True}
 
     def __init__(
         self,
@@ -138,19 +139,19 @@ class MixedNB(NaiveBayes):
         MixedNB applies its own prior once; each part's joint score is then its log
         likelihood minus the same constant log C in every class.
         """
-        uniform = {"fit_prior": False}
         if kind == "gaussian":
-            return GaussianNB(
-                var_smoothing=self.var_smoothing, priors=np.full(n_classes, 1 / n_classes)
-            )
+            uniform = np.full(n_classes, 1 / n_classes)
+            return GaussianNB(var_smoothing=self.var_smoothing, priors=uniform)
         if kind == "categorical":
             return CategoricalNB(
                 alpha=self.alpha,
                 force_alpha=self.force_alpha,
+                fit_prior=False,
                 handle_unknown=self.handle_unknown,
-                **uniform,
             )
-        return BernoulliNB(alpha=self.alpha, force_alpha=self.force_alpha, binarize=None, **uniform)
+        return BernoulliNB(
+            alpha=self.alpha, force_alpha=self.force_alpha, fit_prior=False, binarize=None
+        )
 
     def _choose_kinds(self, X):
         kinds = check.check_kinds(self.kinds, list(X.columns))

@@ -2,9 +2,9 @@
 
 Every estimator scores in log space, b_c = log pi_c + log p(x | c), and turns scores into
 posteriors with :func:`logsumexp`; nothing multiplies raw probabilities, which underflow to
-0 after a few hundred factors (chapter 8). The estimators and the book's figures compute
-their log likelihoods with the functions here, so that a figure shows the model the library
-fits:
+0 after a few hundred factors (chapter 8). The estimators compute their log likelihoods with
+the functions here; a figure that draws a likelihood should call them too, so that it shows
+the model the library fits. Their names and signatures are kept stable:
 
 * :func:`gaussian_log_density`: sum_d log N(x_d; mu_cd, sigma^2_cd), shape (n_samples,
   n_classes), the likelihood of GaussianNB (and of MixedNB's numeric columns);
@@ -121,9 +121,11 @@ def xlogp(X, log_p):
     The likelihoods are derived in chapters 3 and 7, their log-space form in chapter 8.
     """
     impossible = np.isneginf(log_p)
+    # (log_p @ X.T).T is X @ log_p.T; in this order BLAS is faster on a tall X, and the result
+    # comes out class by class (column-major), the layout the posterior's sums over classes want
     if not impossible.any():
-        return X @ log_p.T
-    out = X @ np.where(impossible, 0.0, log_p).T
+        return (log_p @ X.T).T
+    out = (np.where(impossible, 0.0, log_p) @ X.T).T
     # x_id > 0 of an outcome with probability 0 makes the whole product 0
     out[((X != 0) @ impossible.T) > 0] = -np.inf
     return out

@@ -4,6 +4,7 @@ what was expected and what came."""
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import ESTIMATORS
 
 import nbcore
 from nbcore import (
@@ -16,7 +17,7 @@ from nbcore import (
     NotFittedError,
 )
 
-ALL = [BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MixedNB, MultinomialNB]
+ALL = ESTIMATORS
 DISCRETE = [BernoulliNB, CategoricalNB, ComplementNB, MultinomialNB]
 WITH_CLASS_PRIOR = [*DISCRETE, MixedNB]
 COUNTS = [MultinomialNB, ComplementNB]
@@ -144,6 +145,12 @@ def test_complex_numbers_for_a_numeric_model(Model):
         Model().fit(X + 1j, Y)
 
 
+def test_complex_column_for_mixed_nb_is_not_cut_to_its_real_part():
+    frame = pd.DataFrame({"z": X[:, 0] + 1j, "t": X[:, 1]})
+    with pytest.raises(TypeError, match=r"X column 'z' \(gaussian\) must hold real numbers"):
+        MixedNB().fit(frame, Y)
+
+
 @numeric_ids
 @pytest.mark.parametrize(("value", "name"), [(np.nan, "NaN"), (np.inf, "infinity")])
 @pytest.mark.parametrize("when", ["fit", "predict"])
@@ -232,6 +239,12 @@ def test_y_with_missing_labels(Model):
 def test_y_continuous(Model):
     with pytest.raises(ValueError, match="Unknown label type: continuous.*such as 0.5"):
         Model().fit(X, [0.5, 1.0, 2.0, 1.0])
+
+
+@ids
+def test_y_with_infinity(Model):
+    with pytest.raises(ValueError, match="Input y contains infinity: .*got inf at row 2"):
+        Model().fit(X, [0.0, 1.0, np.inf, 1.0])
 
 
 @ids

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn.naive_bayes as sk
+from conftest import ESTIMATORS
 from sklearn.base import clone, is_classifier
 from sklearn.datasets import load_digits, load_iris
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, check_cv, cross_val_score
@@ -28,7 +29,7 @@ from nbcore import (
     MultinomialNB,
 )
 
-ALL = [BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MixedNB, MultinomialNB]
+ALL = ESTIMATORS
 SHARED = [BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB]
 ids = pytest.mark.parametrize("Model", ALL, ids=lambda m: m.__name__)
 shared_ids = pytest.mark.parametrize("Model", SHARED, ids=lambda m: m.__name__)
@@ -54,6 +55,11 @@ def data_for(Model, digits):
 def for_folds(Model):
     """An estimator for cross-validation: a fold may lack a pixel value another fold has."""
     return Model(handle_unknown="ignore") if Model is CategoricalNB else Model()
+
+
+def test_the_estimator_list_is_every_estimator_nbcore_exports():
+    exported = {name for name in nbcore.__all__ if name.endswith("NB")}
+    assert {Model.__name__ for Model in ESTIMATORS} == exported
 
 
 # ---------------------------------------------------------------------------------------------

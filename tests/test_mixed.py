@@ -258,3 +258,24 @@ def test_a_failed_first_batch_leaves_nothing_learned():
         model.partial_fit(X.fillna(3.0), y)
     model.partial_fit(X.fillna(3.0), y, classes=["x", "y"])
     np.testing.assert_array_equal(model.class_count_, [2, 2])
+
+
+def test_mixed_nb_uses_only_the_public_methods_of_its_parts():
+    import ast
+    import inspect
+
+    import nbcore.mixed
+
+    # every attribute read on a part (self._part(kind).name or self.gaussian_.name) is public
+    tree = ast.parse(inspect.getsource(nbcore.mixed))
+    on_parts = [
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and (
+            (isinstance(node.value, ast.Call) and getattr(node.value.func, "attr", "") == "_part")
+            or (isinstance(node.value, ast.Attribute) and node.value.attr.endswith("_"))
+        )
+    ]
+    assert on_parts, "the test no longer finds the calls on the parts"
+    assert [name for name in on_parts if name.startswith("_")] == []

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import ESTIMATORS
 
 import nbcore
 from nbcore import (
@@ -13,7 +14,6 @@ from nbcore import (
     CategoricalNB,
     ComplementNB,
     GaussianNB,
-    MixedNB,
     MultinomialNB,
     logsumexp,
 )
@@ -25,7 +25,7 @@ from nbcore.numerics import (
     xlogp_absent,
 )
 
-ALL = [BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MixedNB, MultinomialNB]
+ALL = ESTIMATORS
 
 
 def assert_distribution(P):

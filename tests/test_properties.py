@@ -19,6 +19,8 @@ fits even though the moments agree; the data then have a spread in every class a
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import DATA_KIND
+from conftest import ESTIMATORS as ALL_ESTIMATORS
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -35,14 +37,12 @@ LABEL_SETS = {
 }
 COLOURS = np.array(["red", "green", "blue"])
 
+# parameters used when two fits are compared
+COMPARE_PARAMS = {"GaussianNB": {"var_smoothing": 1e-2}, "MixedNB": {"var_smoothing": 1e-2}}
 # name -> (kind of data, parameters used when two fits are compared)
 ESTIMATORS = {
-    "MultinomialNB": ("counts", {}),
-    "ComplementNB": ("counts", {}),
-    "BernoulliNB": ("binary", {}),
-    "CategoricalNB": ("categorical", {}),
-    "GaussianNB": ("gaussian", {"var_smoothing": 1e-2}),
-    "MixedNB": ("mixed", {"var_smoothing": 1e-2}),
+    Model.__name__: (DATA_KIND[Model.__name__], COMPARE_PARAMS.get(Model.__name__, {}))
+    for Model in ALL_ESTIMATORS
 }
 DISCRETE = ["MultinomialNB", "ComplementNB", "BernoulliNB", "CategoricalNB"]
 ALL = list(ESTIMATORS)
