@@ -140,6 +140,11 @@ def _axe_violations(driver, axe_source):
     """Run axe-core on the loaded page; return its serious and critical violations."""
     if not driver.execute_script("return !!window.axe"):
         driver.execute_script(axe_source)
+    # Colours are measured as they end up: a theme's colour transitions (after the scheme is
+    # applied on load) are run to their end first, or axe may read a colour half-way.
+    driver.execute_script(
+        "document.getAnimations().forEach(a => { try { a.finish(); } catch (e) {} });"
+    )
     result = driver.execute_async_script(
         "const done = arguments[arguments.length - 1];"
         "axe.run(document, {resultTypes: ['violations']}).then("
