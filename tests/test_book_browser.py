@@ -358,9 +358,9 @@ def _check_weather_explorer(driver, site):
         ".map(e => e.textContent).join(' ');"
     )
     assert "P(play = yes | x)" in text and "Prediction" in text
-    # the first setting: alpha = 0 and the data's prior 9/14 on the slider's grid, 0.64
-    assert "alpha = 0.00, prior of yes = 0.64" in text
-    assert "0.2026" in text and "play = no" in text
+    # the first setting: alpha = 0 and the data's prior 9/14, as in the chapter's table
+    assert "alpha = 0.00, prior of yes = 0.643" in text
+    assert "0.2046" in text and "play = no" in text
     labels = driver.execute_script(
         "return Array.from(document.querySelectorAll('.widget-slider .widget-label'))"
         ".map(e => e.textContent);"

@@ -152,7 +152,7 @@ def test_posterior_html_shows_the_numbers_and_the_decision():
     text = widgets.posterior_html(state, alpha=0.0, prior_yes=9 / 14)
     assert "0.2046" in text and "0.7954" in text
     assert "play = no" in text
-    assert "alpha = 0.00, prior of yes = 0.64" in text
+    assert "alpha = 0.00, prior of yes = 0.643" in text
     assert "<script" not in text and "http" not in text
     other = widgets.posterior_html(widgets.weather_posterior(0.0, 0.95), alpha=0.0, prior_yes=0.95)
     assert "play = yes" in other
@@ -163,11 +163,14 @@ def test_explorer_recomputes_when_a_slider_moves():
     alpha_slider, prior_slider, panel = box.children
     assert alpha_slider.min == 0.0 and alpha_slider.max >= 10.0
     assert 0.0 < prior_slider.min and prior_slider.max < 1.0
-    # starts on the slider's grid: the panel shows the setting the sliders show
-    assert (alpha_slider.value, prior_slider.value) == (0.0, 0.64)
-    start = widgets.posterior_html(widgets.weather_posterior(0.0, 0.64), alpha=0.0, prior_yes=0.64)
+    # starts exactly at the data's prior, which is on the slider's grid: the panel shows the
+    # setting the sliders show, and the numbers of the chapter's table and text
+    assert (alpha_slider.value, prior_slider.value) == (0.0, 9 / 14)
+    start = widgets.posterior_html(
+        widgets.weather_posterior(0.0, 9 / 14), alpha=0.0, prior_yes=9 / 14
+    )
     assert panel.value == start
-    assert "0.2026" in panel.value
+    assert "0.2046" in panel.value
     for alpha, prior in [(1.0, 9 / 14), (1.0, 0.3), (12.5, 0.6), (0.0, 0.9)]:
         alpha_slider.value = alpha
         prior_slider.value = prior
@@ -183,4 +186,4 @@ def test_explorer_rejects_bad_start_and_clips_to_the_slider_range():
     with pytest.raises(ValueError, match="alpha"):
         widgets.weather_explorer(alpha=-0.5)
     alpha_slider, prior_slider, _ = widgets.weather_explorer(alpha=55.0, prior_yes=0.0).children
-    assert (alpha_slider.value, prior_slider.value) == (20.0, 0.01)
+    assert (alpha_slider.value, prior_slider.value) == (20.0, 1 / 28)

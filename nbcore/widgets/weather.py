@@ -45,7 +45,10 @@ CLASSES = ("yes", "no")
 
 # Ranges and steps of the explorer's sliders.
 ALPHA_MAX, ALPHA_STEP = 20.0, 0.1
-PRIOR_MIN, PRIOR_MAX = 0.01, 0.99
+# The prior slider moves in 28ths, so that the data's prior 9/14 = 18/28 is one of its
+# settings: the explorer starts exactly where the table and the text of chapter 6 are.
+PRIOR_STEPS = 28
+PRIOR_MIN, PRIOR_MAX = 1 / PRIOR_STEPS, (PRIOR_STEPS - 1) / PRIOR_STEPS
 
 
 def _weather_data(data):
@@ -210,7 +213,7 @@ def posterior_html(state, *, alpha, prior_yes):
     rows = _posterior_rows(posterior)
     prediction = html.escape(state["prediction"])
     return (
-        f"<div><p>alpha = {alpha:.2f}, prior of yes = {prior_yes:.2f}</p>"
+        f"<div><p>alpha = {alpha:.2f}, prior of yes = {prior_yes:.3f}</p>"
         f"<table>{''.join(rows)}</table>"
         f"<p>Prediction: <b>play = {prediction}</b></p></div>"
     )
@@ -224,8 +227,8 @@ def weather_explorer(alpha=0.0, prior_yes=9 / 14, *, day=None, data=None):
     alpha : float, default 0.0
         Starting value of the smoothing slider (0 to 20 in steps of 0.1; rounded to a step).
     prior_yes : float, default 9/14
-        Starting value of the prior slider (0.01 to 0.99 in steps of 0.01; rounded to a
-        step, so 9/14 starts at 0.64).
+        Starting value of the prior slider (1/28 to 27/28 in steps of 1/28; rounded to a
+        step, so the data's prior 9/14 = 18/28 starts exactly).
     day, data
         As in :func:`weather_class_scores`.
 
@@ -241,7 +244,7 @@ def weather_explorer(alpha=0.0, prior_yes=9 / 14, *, day=None, data=None):
     alpha = check_real("alpha", alpha, 0.0)
     prior_yes = check_probability("prior_yes", prior_yes)
     alpha = min(round(round(alpha / ALPHA_STEP) * ALPHA_STEP, 10), ALPHA_MAX)
-    prior_yes = min(max(round(prior_yes, 2), PRIOR_MIN), PRIOR_MAX)
+    prior_yes = min(max(round(prior_yes * PRIOR_STEPS) / PRIOR_STEPS, PRIOR_MIN), PRIOR_MAX)
     data = _weather_data(data)
     style = {"description_width": "9em"}
     layout = w.Layout(width="30em")
@@ -260,9 +263,9 @@ def weather_explorer(alpha=0.0, prior_yes=9 / 14, *, day=None, data=None):
         value=prior_yes,
         min=PRIOR_MIN,
         max=PRIOR_MAX,
-        step=0.01,
+        step=1 / PRIOR_STEPS,
         description="prior of yes",
-        readout_format=".2f",
+        readout_format=".3f",
         continuous_update=True,
         style=style,
         layout=layout,
