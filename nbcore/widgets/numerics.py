@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from nbcore.numerics import logsumexp
+from nbcore.plotting import FLAG_TEXT
 from nbcore.widgets._checks import check_int, check_probability, check_real
 
 __all__ = [
@@ -286,7 +287,7 @@ def numerics_html(table, scores):
     for name, row in table.iterrows():
         stable = name == "log-sum-exp"
         flagged = row["note"].startswith("underflow")
-        style = ' style="color:#D55E00;font-weight:bold"' if flagged else ""
+        style = f' style="color:{FLAG_TEXT};font-weight:bold"' if flagged else ""
         values = ["not formed" if stable and j < 2 else v for j, v in enumerate(row)]
         cells = "".join(f"<td>{_fmt(v)}</td>" for v in values)
         body.append(f"<tr{style}><th>{html.escape(str(name))}</th>{cells}</tr>")

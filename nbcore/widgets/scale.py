@@ -18,6 +18,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from nbcore.plotting import FLAG_TEXT
 from nbcore.scale import pool_moments
 from nbcore.widgets._checks import check_int, check_real
 
@@ -194,7 +195,7 @@ def variance_html(table, log10_offset, n_chunks):
     body = []
     for name, row in table.iterrows():
         few = name != "exact" and row["correct digits"] < 6
-        style = ' style="color:#D55E00;font-weight:bold"' if few else ""
+        style = f' style="color:{FLAG_TEXT};font-weight:bold"' if few else ""
         cells = (
             f"<td>{row['variance']:.10g}</td><td>{row['relative error']:.2g}</td>"
             f"<td>{row['correct digits']:.1f}</td>"
