@@ -84,4 +84,4 @@ student: $(STAMP)
 # Options: GRADEFLAGS="--timeout 30 --csv grades.csv".
 grade: $(STAMP)
 	@test -n "$(NB)" || { echo "usage: make grade NB=path/to/notebook-or-folder" >&2; exit 2; }
-	$(BIN)/python -m nbcore.classroom grade $(NB) $(GRADEFLAGS)
+	$(BIN)/python -m nbcore.classroom grade '$(NB)' $(GRADEFLAGS)
