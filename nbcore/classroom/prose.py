@@ -34,7 +34,7 @@ _EQ = re.compile(r"\{eq\}`[^`]+`")
 _CITE = re.compile(r"\{cite(?::[a-z]+)?\}`([^`]+)`")
 _OTHER_ROLE = re.compile(r"\{[a-z:-]+\}`([^`]*)`")
 _LABEL = re.compile(r"^\(([^()\s]+)\)=\s*$")
-_FENCE = re.compile(r"^(`{3,}|:{3,})\{([a-z-]+)\}\s*(.*)$")
+_FENCE = re.compile(r"^(`{3,}|:{3,})\{([a-z:-]+)\}\s*(.*)$")
 _BOOK_SENTENCES = re.compile(
     r"[^.!?\n]*(?:Show solution|student copy|make student|prints \*correct\*)[^.!?]*[.!?]\s*",
     re.IGNORECASE,
@@ -54,6 +54,11 @@ def glued_values(nb):
             text = data.get(prefix + "text/markdown") or data.get(prefix + "text/plain")
             if text is not None:
                 values[scrapbook["name"]] = text if isinstance(text, str) else "".join(text)
+            latex = data.get(prefix + "text/latex")
+            if latex is not None:
+                values[scrapbook["name"] + "#latex"] = (
+                    latex if isinstance(latex, str) else "".join(latex)
+                )
     return values
 
 
@@ -111,10 +116,15 @@ def _text_role(match):
     return match.group(1)
 
 
-def _directive(name, argument, body):
+def _directive(name, argument, body, values):
     """Plain markdown for a fenced MyST directive."""
     options = [line for line in body if re.match(r"^:[a-z-]+:", line)]
     body = [line for line in body if line not in options]
+    if name.startswith("glue"):
+        latex = values.get(argument + "#latex")
+        if latex is not None and name == "glue:math":
+            return ["$$", latex.strip().strip("$").strip(), "$$"]
+        return [values.get(argument, f"`{argument}`")]
     if name in ("tableofcontents",):
         return []
     if name == "math":
@@ -143,7 +153,7 @@ def render_markdown(source, values, figures=None, here=0, missing=None):
                 body.append(lines[index])
                 index += 1
             index += 1
-            out += _directive(name, argument.strip(), body)
+            out += _directive(name, argument.strip(), body, values)
             continue
         index += 1
         if _LABEL.match(line) or line.lstrip().startswith("% ") or line.strip() == "%":
