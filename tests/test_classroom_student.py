@@ -252,6 +252,14 @@ def test_make_student_target():
         ["make", "-n", "student"], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert "-m nbcore.classroom student book --out _build/student" in done.stdout
+    done = subprocess.run(
+        ["make", "-n", "student", "ROSTER=class 2 roster.csv"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "--roster 'class 2 roster.csv'" in done.stdout
 
 
 def test_widgets_made_by_a_solution_do_not_survive_in_the_copy():
