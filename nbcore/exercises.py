@@ -10,8 +10,10 @@ the expected one and prints a one-line verdict::
     Exercise 6.1: not attempted — replace the ... in the answer cell with your answer
 
 The book shows the solution folded; student copies (``python -m nbcore.classroom student``)
-replace it with an answer cell, and the grader (``python -m nbcore.classroom grade``) runs the
-students' answers against the check cells of the book's own copy.
+replace it with an answer cell and the check with a *self-check* (:func:`self_check`) that
+holds no expected value, and the grader (``python -m nbcore.classroom grade``) runs the
+students' answers in a sandbox and judges their values with the check cells of the book's
+own copy.
 
 The markup
 ----------
@@ -68,8 +70,9 @@ Rules the tools check (a broken rule stops ``student`` with a message naming the
   the module (a cell before the exercises does ``from nbcore import exercises``). Its first
   argument is the exercise's number, its second a plain variable name that the solution
   assigns: the student's answer cell assigns the same name. ``points=`` is an integer literal
-  (default 1). ``expected=`` may be any expression of the chapter's data, but not of names
-  that only a solution defines: it must stay computable in a student copy.
+  (default 1). ``expected=`` may be any expression of the chapter's data (data cells
+  included), but not of names that only a solution defines: the grader computes it without
+  the solution.
 * No later cell uses a name that a solution defines (its output would show the solution's
   value in the student copy); a check cell uses only its own answer name.
 * No other code cell sits between an exercise's first solution cell and its check cell.
@@ -79,6 +82,36 @@ Rules the tools check (a broken rule stops ``student`` with a message naming the
 Hints name the mistake, never the answer. After editing a chapter, ``make execute`` stores its
 new outputs, and ``python -m nbcore.classroom student book/NN_slug.md --out /tmp/copy``
 checks the rules and shows the student copy.
+
+Per-student variants
+--------------------
+An exercise opts in with a *data cell*: a code cell marked ``exercise: '8.1'``, ``role: data``,
+after the task and before the solution, that computes the exercise's data from
+``exercises.variant_rng("8.1")``. That is None in the book (keep the book's numbers) and a
+NumPy generator in a copy made for one student of a roster (``make student ROSTER=...``)::
+
+    ```{code-cell} ipython3
+    :exercise: '8.1'
+    :role: data
+
+    def exercise_scores(rng):
+        # the book's three joint log scores, or a student's variant
+        if rng is None:
+            return np.array([-1000.0, -1001.0, -1003.0])
+        top = -float(rng.integers(800, 1200))
+        return np.array([top, top - 1, top - 3])
+
+
+    scores = exercise_scores(exercises.variant_rng("8.1"))
+    ```
+
+The solution, the check's ``expected=`` and its mistakes then use ``scores``, never the
+book's literal numbers, and the task says that a graded copy has its own numbers. Everything
+that depends on the variant must be computed in the data cell (the grader runs the data
+cells again for each student's variant, after the rest of the chapter). The seed is
+HMAC(course secret, student id) (:mod:`nbcore.classroom.variants`), so only the instructor
+can make or grade variants. Exercises without a data cell are the same for everyone; say so
+in the chapter.
 
 The checks
 ----------

@@ -108,6 +108,18 @@ def _cell_id(prefix, exercise_id):
     return f"{prefix}-{exercise_id.replace('.', '-')}"[:64]
 
 
+# The book's `glue` (myst-nb) records numbers for the prose; a copy's prose has them filled in,
+# so the copy defines a stand-in and needs no myst-nb (nor Sphinx) on a student's machine.
+GLUE_IMPORT = re.compile(r"^from myst_nb import glue[ \t]*$", re.MULTILINE)
+GLUE_STAND_IN = (
+    "def glue(name, value, display=True):  # the book's glue: here it only shows the value\n"
+    "    if display:\n"
+    "        from IPython.display import display as show\n"
+    "\n"
+    "        show(value)"
+)
+
+
 def variant_source(qualifier, student, seed):
     return (
         f"# Your own numbers for the exercises: this copy was made for {student}.\n"
@@ -304,6 +316,8 @@ def student_copy(nb, exercises, specs, chapter, student=None, seed=None):
         cell.metadata.pop("execution", None)
         if cell.cell_type == "markdown":
             cell.source = render_markdown(cell.source, values, figures, index)
+        elif cell.cell_type == "code":
+            cell.source = GLUE_IMPORT.sub(GLUE_STAND_IN, cell.source)
         if index in check_of:
             exercise = check_of[index]
             cell.source = self_check_source(exercise, specs[exercise.id])

@@ -1,0 +1,25 @@
+"""nbcore: small, readable naive Bayes classifiers in NumPy, the library of the course book.
+
+The estimators follow scikit-learn's interface (parameters, fitted attributes, methods), so
+they can be checked against it and used inside its pipelines, without depending on it.
+"""
+
+from nbcore._validation import NotFittedError
+from nbcore.bernoulli import BernoulliNB
+from nbcore.categorical import CategoricalNB
+from nbcore.complement import ComplementNB
+from nbcore.gaussian import GaussianNB
+from nbcore.mixed import MixedNB
+from nbcore.multinomial import MultinomialNB
+from nbcore.numerics import logsumexp
+
+__all__ = [
+    "BernoulliNB",
+    "CategoricalNB",
+    "ComplementNB",
+    "GaussianNB",
+    "MixedNB",
+    "MultinomialNB",
+    "NotFittedError",
+    "logsumexp",
+]

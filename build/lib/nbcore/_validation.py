@@ -1,0 +1,585 @@
+"""Every check of user input, in one place.
+
+The estimators call these only at their public entry points (``fit``, ``partial_fit``,
+``predict*``, ``score``). Each error names the parameter, what was expected and what came.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+import pandas as pd
+
+
+class NotFittedError(ValueError, AttributeError):
+    """Raised when an estimator is used before ``fit``.
+
+    It subclasses ValueError and AttributeError, like scikit-learn's error of the same name,
+    so that code written for scikit-learn catches it.
+    """
+
+
+# ---------------------------------------------------------------------------------------------
+# Short descriptions used inside messages
+
+
+def _show(value, limit=60):
+    if isinstance(value, np.ndarray | list | tuple):
+        value = np.asarray(value, dtype=object).tolist()
+    elif isinstance(value, np.generic):
+        value = value.item()
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _kind_of(value):
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    return f"{_show(value)} ({type(value).__name__})"
+
+
+def _feature(estimator, d):
+    """How messages name feature d: "feature 'outlook' (column 0)", or "feature 0"."""
+    names = getattr(estimator, "feature_names_in_", None)
+    return f"feature {names[d]!r} (column {d})" if names is not None else f"feature {d}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Fitted state
+
+
+def check_is_fitted(estimator):
+    if not hasattr(estimator, "classes_"):
+        raise NotFittedError(
+            f"This {type(estimator).__name__} instance is not fitted yet. Call 'fit' with "
+            "appropriate arguments before using this estimator."
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameters
+
+
+def check_bool(name, value):
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False; got {_kind_of(value)}.")
+
+
+def check_choice(name, value, options):
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"{name} must be one of {options}; got {_show(value)}.")
+
+
+def check_non_negative_number(name, value, allow_none=False):
+    """A finite real number >= 0 (var_smoothing, binarize)."""
+    if allow_none and value is None:
+        return
+    if (
+        isinstance(value, bool | np.bool_)
+        or not isinstance(value, numbers.Real)
+        or not np.isfinite(value)
+    ):
+        expected = "a finite number >= 0" + (" or None" if allow_none else "")
+        raise TypeError(f"{name} must be {expected}; got {_kind_of(value)}.")
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0; got {value!r}.")
+
+
+def check_alpha(alpha, n_features, force_alpha, scalar_only=False):
+    """The smoothing alpha: a number >= 0, or one per feature.
+
+    With ``force_alpha=False`` values below 1e-10 are raised to 1e-10 with a warning, as in
+    scikit-learn. Returns a float or an ndarray of shape (n_features,).
+    """
+    check_bool("force_alpha", force_alpha)
+    expected = "a number >= 0" + ("" if scalar_only else f" or an array of {n_features} of them")
+    if isinstance(alpha, numbers.Real) and not isinstance(alpha, bool | np.bool_):
+        values = np.float64(alpha)
+    elif scalar_only or isinstance(alpha, str | bool | np.bool_ | dict) or alpha is None:
+        raise TypeError(f"alpha must be {expected}; got {_kind_of(alpha)}.")
+    else:
+        try:
+            values = np.asarray(alpha, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"alpha must be {expected}; got {_kind_of(alpha)}.") from None
+        if values.shape != (n_features,):
+            raise ValueError(
+                f"When alpha is an array, it must have one value per feature, shape "
+                f"({n_features},); got shape {values.shape}."
+            )
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"alpha must be finite; got {_show(alpha)}.")
+    if np.any(values < 0):
+        raise ValueError(f"alpha must be >= 0 (all values in alpha); got {_show(alpha)}.")
+    if np.min(values) < 1e-10 and not force_alpha:
+        warnings.warn(
+            "alpha too small will result in numeric errors, setting alpha = 1.0e-10. "
+            "Use `force_alpha=True` to keep alpha unchanged.",
+            stacklevel=4,
+        )
+        values = np.maximum(values, 1e-10)
+    return float(values) if values.ndim == 0 else values
+
+
+def check_priors(name, priors, classes):
+    """Class priors: one per class, non-negative, summing to 1. Returns an ndarray."""
+    try:
+        p = np.asarray(priors, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{name} must be an array of {len(classes)} probabilities; got {_kind_of(priors)}."
+        ) from None
+    if p.ndim != 1 or len(p) != len(classes):
+        raise ValueError(
+            f"Number of priors must match number of classes: {name} has "
+            f"{p.size if p.ndim else 'a scalar'} value(s), but there are {len(classes)} "
+            f"classes {_show(classes)}."
+        )
+    if not np.all(np.isfinite(p)) or np.any(p < 0):
+        raise ValueError(f"Priors must be non-negative: {name} is {_show(p)}.")
+    if not np.isclose(p.sum(), 1.0):
+        raise ValueError(f"The sum of the priors should be 1: {name} sums to {_show(p.sum())}.")
+    return p
+
+
+def check_min_categories(min_categories, n_features):
+    """None, an integer >= 1, or one integer per feature. Returns None or int64 (n_features,)."""
+    if min_categories is None:
+        return None
+    values = np.asarray(min_categories)
+    if not (np.issubdtype(values.dtype, np.integer) and values.dtype != bool):
+        raise TypeError(
+            f"'min_categories' should have integral type: an integer or an array of "
+            f"integers; got {_kind_of(min_categories)}."
+        )
+    if values.ndim == 0:
+        values = np.full(n_features, values)
+    if values.shape != (n_features,):
+        raise ValueError(
+            f"'min_categories' should have shape ({n_features},) when an array-like is "
+            f"provided; got shape {values.shape}."
+        )
+    if np.any(values < 1):
+        raise ValueError(f"'min_categories' must be >= 1; got {values.tolist()}.")
+    return values.astype(np.int64)
+
+
+KINDS = ("gaussian", "categorical", "bernoulli")
+
+
+def check_kinds(kinds, columns):
+    """MixedNB's ``kinds``: None, a dict {column: kind} or a list of one kind per column.
+
+    Returns a dict {column: kind or None}; None means "choose from the data".
+    """
+    if len(set(columns)) != len(columns):
+        raise ValueError(
+            f"X must not have duplicate column names: MixedNB names its columns; got "
+            f"{_show(list(columns))}."
+        )
+    chosen = dict.fromkeys(columns)
+    if kinds is None:
+        return chosen
+    if isinstance(kinds, dict):
+        unknown = [c for c in kinds if c not in chosen]
+        if unknown:
+            raise ValueError(
+                f"kinds names column(s) {unknown} that X does not have; X has columns "
+                f"{list(columns)}."
+            )
+        chosen.update(kinds)
+    elif isinstance(kinds, list | tuple | np.ndarray):
+        if len(kinds) != len(columns):
+            raise ValueError(
+                f"kinds must have one entry per column of X ({len(columns)}); got {len(kinds)}."
+            )
+        chosen = dict(zip(columns, kinds, strict=True))
+    else:
+        raise TypeError(
+            f"kinds must be None, a dict {{column: kind}} or a list of one kind per column; "
+            f"got {_kind_of(kinds)}."
+        )
+    for column, kind in chosen.items():
+        if kind is not None and kind not in KINDS:
+            raise ValueError(f"kinds[{column!r}] must be one of {KINDS}; got {_show(kind)}.")
+    return chosen
+
+
+# ---------------------------------------------------------------------------------------------
+# X
+
+
+def _densify(X):
+    # a scipy.sparse matrix: nbcore computes with dense arrays
+    return X.toarray() if hasattr(X, "toarray") and hasattr(X, "nnz") else X
+
+
+def _check_shape(estimator, shape):
+    name = type(estimator).__name__
+    if len(shape) != 2:
+        what = "a scalar" if len(shape) == 0 else f"a {len(shape)}-D array of shape {shape}"
+        raise ValueError(
+            f"X must be a 2-D array of shape (n_samples, n_features); got {what}. "
+            "Reshape your data either using array.reshape(-1, 1) if your data has a single "
+            "feature or array.reshape(1, -1) if it contains a single sample."
+        )
+    if shape[0] == 0:
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape={shape}) while a minimum of 1 is required "
+            f"by {name}."
+        )
+    if shape[1] == 0:
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape={shape}) while a minimum of 1 is required "
+            f"by {name}."
+        )
+
+
+def _check_features(estimator, X, n_features, reset):
+    """Record (at fit) or compare (later) the number and the names of the features."""
+    names = None
+    if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
+        names = np.asarray(X.columns, dtype=object)
+    if reset:
+        estimator.n_features_in_ = n_features
+        if names is not None:
+            estimator.feature_names_in_ = names
+        elif hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_
+        return
+    expected = estimator.n_features_in_
+    if n_features != expected:
+        raise ValueError(
+            f"X has {n_features} features, but {type(estimator).__name__} is expecting "
+            f"{expected} features as input."
+        )
+    fitted = getattr(estimator, "feature_names_in_", None)
+    if fitted is not None and names is not None and list(fitted) != list(names):
+        raise ValueError(
+            "The feature names should match those that were passed during fit: expected "
+            f"{list(fitted)}, got {list(names)}."
+        )
+
+
+def _range(X):
+    """(min, max) of X in one sweep over memory, a block of rows at a time; NaN propagates."""
+    rows = max(1, 2**16 // X.shape[1])
+    smallest, largest = np.inf, -np.inf
+    for start in range(0, X.shape[0], rows):
+        block = X[start : start + rows]
+        smallest, largest = np.minimum(smallest, block.min()), np.maximum(largest, block.max())
+    return smallest, largest
+
+
+def _first_bad(mask):
+    row, col = np.argwhere(mask)[0]
+    return f"row {row}, column {col}"
+
+
+def check_X(estimator, X, reset, counts=False):
+    """X for the numeric models: a finite, non-empty (n_samples, n_features) float array.
+
+    With ``counts=True`` (MultinomialNB, ComplementNB) every entry must also be >= 0.
+    """
+    name = type(estimator).__name__
+    if X is None or isinstance(X, str | dict):
+        raise TypeError(
+            f"X must be an array-like of shape (n_samples, n_features); got {_kind_of(X)}."
+        )
+    X0 = _densify(X)
+    if isinstance(X0, pd.DataFrame):
+        for column in X0.columns:
+            if not (
+                pd.api.types.is_numeric_dtype(X0[column]) or pd.api.types.is_bool_dtype(X0[column])
+            ):
+                example = X0[column].dropna().iloc[0] if X0[column].notna().any() else None
+                raise TypeError(
+                    f"X must be numeric for {name}; column {column!r} holds "
+                    f"{X0[column].dtype} values such as {example!r}. Use CategoricalNB or "
+                    "MixedNB for categories."
+                )
+        array = X0.to_numpy(dtype=np.float64, na_value=np.nan)
+    else:
+        try:
+            array = np.asarray(X0)
+        except ValueError:
+            raise ValueError(
+                "X must be a rectangular array of shape (n_samples, n_features); its rows "
+                "have different lengths."
+            ) from None
+        if array.dtype.kind not in "biuf":
+            try:
+                if array.dtype.kind != "O":  # strings, complex numbers, dates
+                    raise TypeError
+                array = array.astype(np.float64)  # numbers held as Python objects
+            except (TypeError, ValueError):
+                flat = array.ravel()
+                example = next((v for v in flat if not isinstance(v, numbers.Real)), flat[0])
+                raise TypeError(
+                    f"X must be numeric for {name}; got dtype {array.dtype} with values such "
+                    f"as {_show(example)}. Use CategoricalNB or MixedNB for categories."
+                ) from None
+        array = array.astype(np.float64, copy=False)
+    _check_shape(estimator, array.shape)
+    smallest, largest = _range(array)
+    if not (np.isfinite(smallest) and np.isfinite(largest)):
+        nan, inf = np.isnan(array), np.isinf(array)
+        what, where = ("NaN", nan) if nan.any() else ("infinity", inf)
+        raise ValueError(
+            f"Input X contains {what} (first at {_first_bad(where)}); {name} needs finite "
+            "numbers. Missing values are left out only by CategoricalNB and MixedNB "
+            "(categorical columns)."
+        )
+    if counts and smallest < 0:
+        raise ValueError(
+            f"Negative values in data passed to {name} (input X): X must hold counts >= 0; "
+            f"got {_show(smallest)} (first negative at {_first_bad(array < 0)})."
+        )
+    _check_features(estimator, X0, array.shape[1], reset)
+    return array
+
+
+def check_frame(estimator, X, reset):
+    """X for the categorical and mixed models: a DataFrame, one column per feature."""
+    if X is None or isinstance(X, str | dict):
+        raise TypeError(
+            f"X must be an array-like or DataFrame of shape (n_samples, n_features); got "
+            f"{_kind_of(X)}."
+        )
+    X = _densify(X)
+    if isinstance(X, pd.DataFrame):
+        frame = X
+    else:
+        try:
+            array = X if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
+        except ValueError:
+            raise ValueError(
+                "X must be a rectangular array of shape (n_samples, n_features); its rows "
+                "have different lengths."
+            ) from None
+        if array.ndim == 1 and any(isinstance(row, list | tuple | np.ndarray) for row in array):
+            raise ValueError(
+                "X must be a rectangular array of shape (n_samples, n_features); its rows "
+                "have different lengths."
+            )
+        _check_shape(estimator, array.shape)
+        frame = pd.DataFrame(array)
+        if array.dtype == object:
+            frame = frame.infer_objects()
+    _check_shape(estimator, frame.shape)
+    _check_features(estimator, X, frame.shape[1], reset)
+    return frame
+
+
+def check_numeric_column(estimator, column, series, kind):
+    """A Gaussian or Bernoulli column of MixedNB: numbers (or booleans), none missing.
+
+    Returns the column as a float ndarray of shape (n_samples,).
+    """
+    where = f"X column {column!r} ({kind})"
+    numeric = pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)
+    # "empty": every value is missing, reported below
+    if not numeric and pd.api.types.infer_dtype(series, skipna=True) not in ("boolean", "empty"):
+        example = series.dropna().iloc[0] if series.notna().any() else None
+        raise TypeError(
+            f"{where} must hold numbers; got {series.dtype} values such as {example!r}. "
+            f"Declare it kinds={{{column!r}: 'categorical'}} to treat it as categories."
+        )
+    values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    if not np.all(np.isfinite(values)):
+        remedy = (
+            f"declare it kinds={{{column!r}: 'categorical'}} to leave them out"
+            if kind == "bernoulli"
+            else "drop or impute them"
+        )
+        raise ValueError(
+            f"{where} has missing or infinite values (first at row "
+            f"{np.flatnonzero(~np.isfinite(values))[0]}); {type(estimator).__name__} leaves "
+            f"missing values out only in categorical columns: {remedy}."
+        )
+    if kind == "bernoulli" and not np.all((values == 0) | (values == 1)):
+        bad = values[(values != 0) & (values != 1)][0]
+        raise ValueError(f"{where} must hold booleans or 0/1; got {_show(bad)}.")
+    return values
+
+
+def unknown_category_error(estimator, d, value, categories):
+    """The error for a category never seen in training (the caller raises it)."""
+    return ValueError(
+        f"Found unknown category {_show(value)} in {_feature(estimator, d)} during predict; "
+        f"the categories seen in training are {_show(categories)}. Pass handle_unknown='ignore' to "
+        "leave unknown values out of the product."
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# y, classes, sample_weight
+
+
+def check_y(y, n_samples):
+    """Class labels: 1-D, one per sample, no missing values. Returns an ndarray."""
+    if y is None:
+        raise ValueError("y must be an array-like of shape (n_samples,) of class labels; got None.")
+    array = np.asarray(y)
+    if array.ndim == 2 and array.shape[1] == 1:
+        array = array.ravel()
+    if array.ndim != 1:
+        raise ValueError(
+            f"y must be a 1-D array-like of shape (n_samples,) of class labels; got shape "
+            f"{array.shape}."
+        )
+    if n_samples is not None and len(array) != n_samples:
+        raise ValueError(
+            f"Found input variables with inconsistent numbers of samples: X has {n_samples} "
+            f"rows but y has {len(array)} labels."
+        )
+    missing = pd.isna(array)
+    if missing.any():
+        raise ValueError(
+            f"y must not contain missing values; got {_show(array[missing][0])} at row "
+            f"{np.flatnonzero(missing)[0]}."
+        )
+    if array.dtype.kind == "f" and not np.all(array == np.round(array)):
+        raise ValueError(
+            "Unknown label type: continuous. y must hold class labels (integers, strings, "
+            f"booleans); got floats such as {_show(array[array != np.round(array)][0])}."
+        )
+    return array
+
+
+def unique_labels(y, name="y"):
+    """The sorted distinct labels. Mixed strings and numbers cannot be ordered."""
+    try:
+        return np.unique(y)
+    except TypeError:
+        raise TypeError(
+            f"Mix of label input types (string and number) in {name}: {name} must hold labels "
+            f"of one type; got {_show(list(pd.unique(np.asarray(y, dtype=object))))}."
+        ) from None
+
+
+def check_classes(estimator, classes):
+    """partial_fit's ``classes``: required on the first call, unchanged afterwards.
+
+    Returns the classes, sorted.
+    """
+    fitted = getattr(estimator, "classes_", None)
+    if fitted is None and classes is None:
+        raise ValueError("classes must be passed on the first call to partial_fit.")
+    if classes is None:
+        return fitted
+    classes = np.asarray(classes)
+    if classes.ndim != 1 or len(classes) == 0:
+        raise ValueError(
+            f"classes must be a non-empty 1-D array of all class labels; got {_show(classes)}."
+        )
+    sorted_classes = unique_labels(classes, "classes")
+    if fitted is not None and not np.array_equal(fitted, sorted_classes):
+        raise ValueError(
+            f"`classes={_show(classes)}` is not the same as on last call to partial_fit, "
+            f"was: {_show(fitted)}."
+        )
+    return sorted_classes
+
+
+def check_fit_input(estimator, X, y, classes, sample_weight, refit, check_X_fit):
+    """The inputs of fit (``refit=True``, after forgetting) and partial_fit, in order.
+
+    Returns (first_call, X, y, classes, sample weights); ``check_X_fit(X, reset)`` checks X.
+    """
+    first_call = refit or not hasattr(estimator, "classes_")
+    X = check_X_fit(X, reset=first_call)
+    y = check_y(y, X.shape[0])
+    classes = unique_labels(y) if refit else check_classes(estimator, classes)
+    check_labels(y, classes)
+    return first_call, X, y, classes, check_sample_weight(sample_weight, X.shape[0])
+
+
+def check_labels(y, classes):
+    """Index of each label in ``classes``; a label outside ``classes`` is an error."""
+    index = np.searchsorted(classes, y)
+    index[index == len(classes)] = 0
+    outside = classes[index] != y
+    if np.any(outside):
+        raise ValueError(
+            f"The target label(s) {_show(pd.unique(y[outside]))} in y do not exist in the "
+            f"initial classes {_show(classes)}."
+        )
+    return index
+
+
+def check_sample_weight(sample_weight, n_samples):
+    """One finite weight >= 0 per sample (a number applies to all). Returns float (n_samples,)."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"sample_weight must be numbers, one per sample; got {_kind_of(sample_weight)}."
+        ) from None
+    if w.ndim == 0:
+        w = np.full(n_samples, w)
+    if w.shape != (n_samples,):
+        raise ValueError(
+            f"sample_weight.shape == {w.shape}, expected ({n_samples},): one weight per sample."
+        )
+    bad = ~(np.isfinite(w) & (w >= 0))
+    if bad.any():
+        raise ValueError(f"sample_weight must be finite and >= 0; got {_show(w[bad][0])}.")
+    if w.sum() == 0:
+        raise ValueError("sample_weight sums to 0: no sample would count.")
+    return w
+
+
+# ---------------------------------------------------------------------------------------------
+# Fitted values that make the model unusable
+
+
+def check_positive_variance(estimator):
+    """GaussianNB needs sigma^2 > 0: a Gaussian with variance 0 has no density."""
+    zero = estimator.var_ <= 0
+    if zero.any():
+        c, d = np.argwhere(zero)[0]
+        label = _show(estimator.classes_[c])
+        unseen = " (a class without samples yet)" if estimator.class_count_[c] == 0 else ""
+        raise ValueError(
+            f"var_smoothing={_show(estimator.var_smoothing)} leaves class {label}{unseen} with "
+            f"variance 0 in {_feature(estimator, d)}: epsilon_ = {_show(estimator.epsilon_)} "
+            "(var_smoothing times the largest variance of a feature in X), and a Gaussian "
+            "with variance 0 has no density. Use var_smoothing > 0, on data in which some "
+            "feature varies."
+        )
+
+
+def check_complement_norm(estimator, log_theta):
+    """ComplementNB(norm=True) divides by sum_d log theta~_cd: it must be finite and not 0."""
+    total = log_theta.sum(axis=1)
+    bad = np.flatnonzero(~np.isfinite(total) | (total == 0))
+    if len(bad) == 0:
+        return
+    c = bad[0]
+    label = _show(estimator.classes_[c])
+    if np.isfinite(total[c]):
+        why = f"the complement of class {label} puts all its probability on one feature"
+    else:
+        d = np.flatnonzero(~np.isfinite(log_theta[c]))[0]
+        why = f"{_feature(estimator, d)} never occurs outside class {label} and alpha=0"
+    raise ValueError(
+        f"ComplementNB(norm=True) cannot normalise the weights: {why}, so sum_d log theta~ "
+        "is 0 or -inf. Use norm=False, or alpha > 0 and more than one feature."
+    )
+
+
+def check_scores(jll):
+    """Rows whose joint scores cannot be normalised: every class impossible, or infinite."""
+    best = jll.max(axis=1)
+    bad = ~np.isfinite(best)
+    if bad.any():
+        rows = np.flatnonzero(bad)
+        raise ValueError(
+            f"The posterior P(y | x) is undefined for sample(s) at row(s) {rows[:10].tolist()}"
+            f"{' ...' if len(rows) > 10 else ''}: every class has joint probability "
+            f"p(x, y) = {_show(np.exp(best[rows[0]]))}. With alpha=0 this happens when each class "
+            "has some feature value never seen with it in training; use alpha > 0."
+        )

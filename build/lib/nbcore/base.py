@@ -1,0 +1,327 @@
+"""What every naive Bayes classifier shares: parameters, prediction, scoring.
+
+A classifier only supplies its joint log likelihood, b_c = log pi_c + log p(x | y=c) for every
+sample and class; predict, predict_proba, predict_log_proba and score are written once, here.
+The discrete models (:class:`DiscreteNB`) further only say how to count and how to turn counts
+into smoothed log probabilities.
+"""
+
+import inspect
+from types import SimpleNamespace
+
+import numpy as np
+
+from nbcore import _validation as check
+from nbcore.numerics import logsumexp
+
+
+class NaiveBayes:
+    """Base class: predict from the joint log likelihood of each class.
+
+    Subclasses define ``__init__`` (keyword parameters stored unchanged, as in
+    scikit-learn), ``fit`` and ``partial_fit``, ``_check_X(X, reset=False)`` (validate X and
+    convert it for ``_joint_log_likelihood(X)``) and ``_joint_log_likelihood(X)`` itself, of
+    shape (n_samples, n_classes).
+
+    Notes
+    -----
+    Bayes' rule, P(y=c | x) = exp(b_c) / sum_c' exp(b_c'), computed as
+    exp(b_c - logsumexp(b)); chapters 1 and 8.
+    """
+
+    _estimator_type = "classifier"
+    _input_tags = {}
+
+    # -- parameters: scikit-learn's conventions, so that clone, Pipeline and GridSearchCV work
+
+    @classmethod
+    def _param_defaults(cls):
+        """{name: default} of the constructor's keyword parameters, in signature order."""
+        parameters = inspect.signature(cls.__init__).parameters.values()
+        return {p.name: p.default for p in parameters if p.name != "self"}
+
+    def get_params(self, deep=True):
+        """Parameters of this estimator, {name: value} (``deep`` is accepted and ignored)."""
+        return {name: getattr(self, name) for name in self._param_defaults()}
+
+    def set_params(self, **params):
+        """Set parameters by name; returns the estimator."""
+        valid = list(self._param_defaults())
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(
+                    f"Invalid parameter {name!r} for estimator {self!r}. Valid parameters "
+                    f"are: {valid}."
+                )
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self):
+        changed = [
+            f"{name}={getattr(self, name)!r}"
+            for name, default in self._param_defaults().items()
+            if repr(getattr(self, name)) != repr(default)
+        ]
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+    def __sklearn_tags__(self):
+        """Describe the estimator to scikit-learn >= 1.6, which asks every estimator for it."""
+        return _sklearn_tags(self._input_tags)
+
+    def _check_X_fit(self, X, reset):
+        """X at fit; the same checks as at predict unless a model says otherwise."""
+        return self._check_X(X, reset=reset)
+
+    def _forget(self):
+        """Drop everything learned (fit starts over)."""
+        for name in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")]:
+            delattr(self, name)
+
+    # -- prediction
+
+    def predict_joint_log_proba(self, X):
+        """Joint log probabilities b_c = log P(y=c) + log P(x | y=c).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``. Entries may be -inf (a class that is
+            impossible for a sample, with zero smoothing).
+        """
+        check.check_is_fitted(self)
+        return self._joint_log_likelihood(self._check_X(X))
+
+    def _scores(self, X):
+        jll = self.predict_joint_log_proba(X)
+        check.check_scores(jll)
+        return jll
+
+    def predict_log_proba(self, X):
+        """Log posterior probabilities log P(y=c | x) = b_c - logsumexp(b).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        jll = self._scores(X)
+        # log P(c | x) = b_c - log sum_c' exp(b_c'), after shifting every b by its largest
+        # value B: b - B is exact for the classes that matter, however large |B| is, so no
+        # digit is lost and the probabilities sum to 1 to rounding
+        shifted = jll - jll.max(axis=1, keepdims=True)
+        return shifted - logsumexp(shifted, axis=1, keepdims=True)
+
+    def predict_proba(self, X):
+        """Posterior probabilities P(y=c | x); each row sums to 1.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X):
+        """The most probable class of each sample, argmax_c b_c.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
+        scores = self._scores(X)
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy of ``predict(X)`` against ``y``, optionally weighted.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        float
+        """
+        y_pred = self.predict(X)
+        y = check.check_y(y, len(y_pred))
+        weights = check.check_sample_weight(sample_weight, len(y))
+        return float(np.average(y_pred == y, weights=weights))
+
+
+def _sklearn_tags(input_tags):
+    """scikit-learn's ``Tags`` of a classifier, as a plain namespace with the same fields.
+
+    nbcore does not import scikit-learn. ``estimator_type="classifier"`` makes its
+    ``is_classifier`` true, so that ``cross_val_score`` uses stratified folds.
+    """
+    ns = SimpleNamespace
+    inputs = dict(
+        one_d_array=False,
+        two_d_array=True,
+        three_d_array=False,
+        sparse=False,
+        categorical=False,
+        string=False,
+        dict=False,
+        positive_only=False,
+        allow_nan=False,
+        pairwise=False,
+    )
+    return ns(
+        estimator_type="classifier",
+        target_tags=ns(
+            required=True,
+            one_d_labels=False,
+            two_d_labels=False,
+            positive_only=False,
+            multi_output=False,
+            single_output=True,
+        ),
+        transformer_tags=None,
+        classifier_tags=ns(poor_score=False, multi_class=True, multi_label=False),
+        regressor_tags=None,
+        array_api_support=False,
+        no_validation=False,
+        non_deterministic=False,
+        requires_fit=True,
+        _skip_test=False,
+        input_tags=ns(**{**inputs, **input_tags}),
+    )
+
+
+def class_log_prior(class_count, fit_prior, class_prior, classes):
+    """log pi_c: given (class_prior), estimated (N_c / N) or uniform (1 / C).
+
+    Parameters
+    ----------
+    class_count : ndarray of shape (n_classes,)
+    fit_prior : bool
+    class_prior : array-like of shape (n_classes,) or None
+    classes : ndarray of shape (n_classes,)
+
+    Returns
+    -------
+    ndarray of shape (n_classes,)
+
+    Notes
+    -----
+    N_c / N is the maximum likelihood estimate of pi_c (chapter 3).
+    """
+    with np.errstate(divide="ignore"):  # a prior or a count of 0 gives log 0 = -inf
+        if class_prior is not None:
+            return np.log(check.check_priors("class_prior", class_prior, classes))
+        if fit_prior:
+            return np.log(class_count) - np.log(class_count.sum())
+    return np.full(len(classes), -np.log(len(classes)))
+
+
+class DiscreteNB(NaiveBayes):
+    """Base class of the counting models: Bernoulli, multinomial, complement, categorical.
+
+    Subclasses supply ``_init_counters``, ``_count(X, Y)`` (add this batch's counts; ``Y`` is
+    the weighted one-hot label matrix) and ``_update_feature_log_prob(alpha)`` (smoothed log
+    probabilities from all counts so far), plus ``_check_X`` and ``_log_likelihood``.
+
+    Notes
+    -----
+    Counting is maximum likelihood (chapter 3); adding alpha to every count is the
+    posterior mean under a symmetric Dirichlet (Beta) prior (chapter 4).
+    """
+
+    def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit from scratch: count, then smooth.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Each sample counts sample_weight[i] times.
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(X, y, None, sample_weight, refit=True)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch of samples to the counts (out-of-core or online learning).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), default=None
+            Every label that may ever appear; required on the first call only.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(X, y, classes, sample_weight, refit=False)
+
+    def _fit(self, X, y, classes, sample_weight, refit):
+        if refit:
+            self._forget()
+        first_call, X, y, classes, weights = check.check_fit_input(
+            self, X, y, classes, sample_weight, refit, self._check_X_fit
+        )
+        alpha = self._check_params(classes, X.shape[1])
+        if first_call:
+            self.classes_ = classes
+            self._init_counters(len(classes), X.shape[1])
+        # Y[i, c] = weight of sample i if it is of class c, else 0: every count becomes a sum
+        # over samples, that is a matrix product with Y
+        Y = np.zeros((X.shape[0], len(classes)))
+        Y[np.arange(X.shape[0]), np.searchsorted(classes, y)] = weights
+        self._count(X, Y)
+        self._update_feature_log_prob(alpha)
+        self.class_log_prior_ = class_log_prior(
+            self.class_count_, self.fit_prior, self.class_prior, self.classes_
+        )
+        return self
+
+    def _check_params(self, classes, n_features):
+        """Check the parameters before anything is learned; returns alpha."""
+        check.check_bool("fit_prior", self.fit_prior)
+        if self.class_prior is not None:
+            check.check_priors("class_prior", self.class_prior, classes)
+        return check.check_alpha(self.alpha, n_features, self.force_alpha)
+
+    def _init_counters(self, n_classes, n_features):
+        self.class_count_ = np.zeros(n_classes)
+        self.feature_count_ = np.zeros((n_classes, n_features))
+
+    def _count(self, X, Y):
+        # N_c = sum_i Y_ic and N_cd = sum_i Y_ic x_id, for every class at once
+        self.class_count_ += Y.sum(axis=0)
+        self.feature_count_ += Y.T @ X
+
+    def _joint_log_likelihood(self, X):
+        return self.class_log_prior_ + self._log_likelihood(X)

@@ -1,0 +1,43 @@
+"""Classroom tools: student copies of the chapters, and grading of the returned notebooks.
+
+Command line (from the repository's root)::
+
+    python -m nbcore.classroom student [book] [--out _build/student] [--roster roster.csv]
+    python -m nbcore.classroom grade PATH... [--solutions book] [--jobs N] [--out FOLDER]
+
+The exercise format they read is described in :mod:`nbcore.exercises`; answers cross between
+processes as data (:mod:`nbcore.answers`). The submodules: ``markup`` (reading the format),
+``prose`` (book markdown to plain markdown), ``variants`` (roster, course secret, seeds),
+``student`` (student copies), ``sandbox`` and ``driver`` (running student code in bubblewrap),
+``grading`` (grading), ``nbval_report`` (the pytest plugin the grader loads). They are
+imported on first use.
+"""
+
+import importlib
+
+_EXPORTS = {
+    "grading": [
+        "FAILED",
+        "NOT_ATTEMPTED",
+        "PASSED",
+        "ExerciseResult",
+        "GradingError",
+        "SubmissionResult",
+        "format_report",
+        "grade",
+        "write_gradebook",
+        "write_gradebooks",
+    ],
+    "markup": ["Exercise", "ExerciseFormatError", "find_exercises"],
+    "student": ["make_student_copies", "student_copy"],
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name):
+    if name in _WHERE:
+        module = importlib.import_module(f"nbcore.classroom.{_WHERE[name]}")
+        return getattr(module, name)
+    raise AttributeError(f"module 'nbcore.classroom' has no attribute {name!r}")

@@ -1,0 +1,356 @@
+"""The numerics chapter's explorer: a naive product of probabilities against log-sum-exp.
+
+A document of n words is scored by two classes, A and B. Every word has probability p under
+class A and p * exp(-gap) under class B, so the joint scores are
+
+    p(x, A) = pi_A * p ** n,    p(x, B) = pi_B * (p * exp(-gap)) ** n,
+
+and their logarithms b_A = log pi_A + n log p and b_B = log pi_B + n (log p - gap). The
+posterior P(A | x) is the logistic function of b_A - b_B and does not depend on p at all, but
+the naive computation (multiply the probabilities, then divide by their sum) runs out of
+floating-point range once p ** n falls below the smallest subnormal number: both products
+become 0.0 and the posterior 0/0 = NaN. :func:`naive_posterior` does the naive computation in
+float64 or float32, :func:`stable_posterior` the log-sum-exp one, :func:`numerics_table`
+puts them side by side for one setting and :func:`numerics_sweep` over many document lengths
+(the explorer's static twin). :func:`first_zero_length` finds the length at which p ** n
+first rounds to 0.0.
+"""
+
+import html
+import math
+
+import numpy as np
+import pandas as pd
+
+from nbcore.numerics import logsumexp
+from nbcore.widgets._checks import check_int, check_probability, check_real
+
+__all__ = [
+    "CLASSES",
+    "class_scores",
+    "naive_posterior",
+    "stable_posterior",
+    "numerics_table",
+    "numerics_sweep",
+    "first_zero_length",
+    "numerics_html",
+    "numerics_explorer",
+]
+
+#: The two classes of the explorer.
+CLASSES = ("A", "B")
+
+#: The floating-point types the naive computation is tried in.
+DTYPES = {"float64": np.float64, "float32": np.float32}
+
+# Ranges of the explorer's sliders: the document length on a log scale (10 to 100 000 words)
+# and the per-word gap in log probability between the classes (in nats).
+LOG10_LENGTH_MIN, LOG10_LENGTH_MAX, LOG10_LENGTH_STEP = 1.0, 5.0, 0.25
+GAP_MIN, GAP_MAX, GAP_STEP = 0.0, 0.05, 0.001
+
+
+def _check_dtype(dtype):
+    for name, kind in DTYPES.items():
+        if dtype in (name, kind) or (isinstance(dtype, np.dtype) and dtype == np.dtype(kind)):
+            return kind
+    raise ValueError(f"dtype must be one of {list(DTYPES)}, got {dtype!r}")
+
+
+def class_scores(n_words, gap, word_prob=0.01, prior_a=0.5):
+    """The joint log scores b_c = log p(x, y=c) of an n-word document, in float64.
+
+    Parameters
+    ----------
+    n_words : int >= 0
+        Length of the document.
+    gap : float >= 0
+        How much smaller each word's log probability is under class B than under class A.
+    word_prob : float in (0, 1), default 0.01
+        Probability p of each word under class A.
+    prior_a : float in (0, 1), default 0.5
+        Prior of class A; class B has ``1 - prior_a``.
+
+    Returns
+    -------
+    ndarray of shape (2,)
+        [b_A, b_B] = [log pi_A + n log p, log pi_B + n (log p - gap)].
+    """
+    n = check_int("n_words", n_words, 0)
+    gap = check_real("gap", gap, 0.0)
+    p = check_probability("word_prob", word_prob, open_low=True, open_high=True)
+    prior = check_probability("prior_a", prior_a, open_low=True, open_high=True)
+    log_p = math.log(p)
+    return np.array([math.log(prior) + n * log_p, math.log1p(-prior) + n * (log_p - gap)])
+
+
+def naive_posterior(n_words, gap, word_prob=0.01, prior_a=0.5, dtype="float64"):
+    """The posterior computed the naive way: multiply the probabilities, then normalise.
+
+    Parameters
+    ----------
+    n_words, gap, word_prob, prior_a
+        As in :func:`class_scores`.
+    dtype : {"float64", "float32"}, default "float64"
+        The floating-point type every step is computed in.
+
+    Returns
+    -------
+    dict
+        ``"joint"``: ndarray (2,), p(x, A) and p(x, B) as products in ``dtype`` (0.0 once they
+        underflow); ``"posterior"``: ndarray (2,), joint / joint.sum() (NaN when both joint
+        scores are 0); ``"underflow"``: bool, some joint score is 0.0; ``"nan"``: bool, the
+        posterior is NaN.
+    """
+    n = check_int("n_words", n_words, 0)
+    gap = check_real("gap", gap, 0.0)
+    p = check_probability("word_prob", word_prob, open_low=True, open_high=True)
+    prior = check_probability("prior_a", prior_a, open_low=True, open_high=True)
+    kind = _check_dtype(dtype)
+    word = np.array([p, p * math.exp(-gap)], dtype=kind)  # each word's probability per class
+    priors = np.array([prior, 1.0 - prior], dtype=kind)
+    with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
+        joint = priors * word**n  # the product of n equal factors, rounded once per class
+        posterior = joint / joint.sum()
+    return {
+        "joint": joint,
+        "posterior": posterior,
+        "underflow": bool(np.any(joint == 0)),
+        "nan": bool(np.any(np.isnan(posterior))),
+    }
+
+
+def stable_posterior(scores):
+    """Posterior probabilities from joint log scores, exp(b_c - logsumexp(b)).
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_classes,) or (n_samples, n_classes)
+        Joint log scores b_c (finite, or -inf for an impossible class).
+
+    Returns
+    -------
+    ndarray of the shape of ``scores``
+        Each row sums to 1.
+    """
+    b = np.asarray(scores, dtype=np.float64)
+    if b.ndim not in (1, 2) or b.shape[-1] == 0:
+        raise ValueError(
+            f"scores must have shape (n_classes,) or (n_samples, n_classes), got {b.shape}"
+        )
+    if np.isnan(b).any() or np.isposinf(b).any():
+        raise ValueError("scores must not contain NaN or +inf")
+    if np.isneginf(b).all(axis=-1).any():
+        raise ValueError("scores must have at least one finite entry per row")
+    # shift by the largest score first (as nbcore's predict_log_proba does): b - B is exact,
+    # while b - logsumexp(b) would lose about |B| * 1e-16 when |B| is large
+    shifted = b - b.max(axis=-1, keepdims=True)
+    return np.exp(shifted - logsumexp(shifted, axis=-1, keepdims=True))
+
+
+def numerics_table(n_words, gap, word_prob=0.01, prior_a=0.5):
+    """One setting of the explorer: naive (float64, float32) and log-sum-exp side by side.
+
+    Parameters
+    ----------
+    n_words, gap, word_prob, prior_a
+        As in :func:`class_scores`.
+
+    Returns
+    -------
+    DataFrame of shape (3, 5)
+        Rows "naive float64", "naive float32", "log-sum-exp"; columns "p(x, A)", "p(x, B)",
+        "P(A | x)", "P(B | x)" and "note" ("underflow: 0/0 = NaN", "underflow", or ""). The
+        log-sum-exp row works with b_c and never forms p(x, c): its first two entries are NaN.
+    """
+    b = class_scores(n_words, gap, word_prob, prior_a)
+    rows = {}
+    for name in DTYPES:
+        state = naive_posterior(n_words, gap, word_prob, prior_a, dtype=name)
+        note = (
+            "underflow: 0/0 = NaN" if state["nan"] else ("underflow" if state["underflow"] else "")
+        )
+        rows[f"naive {name}"] = [*map(float, state["joint"]), *map(float, state["posterior"]), note]
+    # log-sum-exp never forms the products: their columns stay empty (NaN)
+    rows["log-sum-exp"] = [math.nan, math.nan, *map(float, stable_posterior(b)), "uses b_c only"]
+    columns = ["p(x, A)", "p(x, B)", "P(A | x)", "P(B | x)", "note"]
+    return pd.DataFrame.from_dict(rows, orient="index", columns=columns)
+
+
+def numerics_sweep(lengths, gap, word_prob=0.01, prior_a=0.5):
+    """P(A | x) over many document lengths, naive and stable: the explorer's static twin.
+
+    Parameters
+    ----------
+    lengths : sequence of int, shape (n_lengths,)
+        Document lengths.
+    gap, word_prob, prior_a
+        As in :func:`class_scores`.
+
+    Returns
+    -------
+    DataFrame of shape (n_lengths, 5)
+        Index "words"; columns "b_A" (the joint log score of class A), "naive float64",
+        "naive float32" (P(A | x), NaN where both products underflow), "log-sum-exp" and
+        "exact" (the logistic function 1 / (1 + exp(b_B - b_A)), computed independently of
+        log-sum-exp).
+    """
+    if isinstance(lengths, (str, bytes)) or not hasattr(lengths, "__len__") or len(lengths) == 0:
+        raise TypeError("lengths must be a non-empty sequence of ints")
+    rows = []
+    for n in lengths:
+        b = class_scores(n, gap, word_prob, prior_a)
+        # the logistic function of b_A - b_B, written so that exp never overflows
+        d = b[0] - b[1]
+        exact = 1.0 / (1.0 + math.exp(-d)) if d >= 0 else math.exp(d) / (1.0 + math.exp(d))
+        rows.append(
+            {
+                "words": int(n),
+                "b_A": float(b[0]),
+                "naive float64": float(naive_posterior(n, gap, word_prob, prior_a)["posterior"][0]),
+                "naive float32": float(
+                    naive_posterior(n, gap, word_prob, prior_a, dtype="float32")["posterior"][0]
+                ),
+                "log-sum-exp": float(stable_posterior(b)[0]),
+                "exact": exact,
+            }
+        )
+    return pd.DataFrame(rows).set_index("words")
+
+
+def first_zero_length(word_prob, dtype="float64"):
+    """The smallest n for which word_prob ** n, computed in ``dtype``, is exactly 0.0.
+
+    The power is rounded once (as NumPy's ``**`` does), so this is the first n with
+    p ** n below half the smallest subnormal number of the type: 2 ** -1075 in float64,
+    2 ** -150 in float32.
+
+    Parameters
+    ----------
+    word_prob : float in (0, 1)
+    dtype : {"float64", "float32"}, default "float64"
+
+    Returns
+    -------
+    int
+    """
+    p = check_probability("word_prob", word_prob, open_low=True, open_high=True)
+    kind = _check_dtype(dtype)
+    base = kind(p)
+    if base == 0:
+        return 1
+
+    def is_zero(n):
+        with np.errstate(under="ignore"):
+            return base**n == 0
+
+    # p ** n falls as n grows: double until it is 0, then bisect between the last two
+    low, high = 0, 1
+    while not is_zero(high):
+        low, high = high, 2 * high
+    while high - low > 1:
+        mid = (low + high) // 2
+        if is_zero(mid):
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+def _fmt(value):
+    if isinstance(value, str):
+        return html.escape(value)
+    if math.isnan(value):
+        return "NaN"
+    if value == 0:
+        return "0.0"
+    return f"{value:.4g}"
+
+
+def numerics_html(table, scores):
+    """HTML of one explorer setting: the joint log scores and the table of the three ways.
+
+    Parameters
+    ----------
+    table : DataFrame
+        From :func:`numerics_table`.
+    scores : array-like of shape (2,)
+        The joint log scores [b_A, b_B] from :func:`class_scores`.
+
+    Returns
+    -------
+    str
+    """
+    b = np.asarray(scores, dtype=float)
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in ["", *table.columns])
+    body = []
+    for name, row in table.iterrows():
+        stable = name == "log-sum-exp"
+        flagged = row["note"].startswith("underflow")
+        style = ' style="color:#D55E00;font-weight:bold"' if flagged else ""
+        values = ["not formed" if stable and j < 2 else v for j, v in enumerate(row)]
+        cells = "".join(f"<td>{_fmt(v)}</td>" for v in values)
+        body.append(f"<tr{style}><th>{html.escape(str(name))}</th>{cells}</tr>")
+    return (
+        f"<p>b_A = {b[0]:.2f}, b_B = {b[1]:.2f}, b_A - b_B = {b[0] - b[1]:.2f}</p>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    )
+
+
+def numerics_explorer(n_words=100, gap=0.01, word_prob=0.01):
+    """Sliders for the document length and the per-word gap, showing the three computations.
+
+    Parameters
+    ----------
+    n_words : int, default 100
+        Starting length (10 to 100 000 words, on a log scale; rounded to a slider step).
+    gap : float, default 0.01
+        Starting per-word gap in log probability (0 to 0.05).
+    word_prob : float in (0, 1), default 0.01
+        Probability of each word under class A (fixed).
+
+    Returns
+    -------
+    ipywidgets.VBox
+    """
+    import ipywidgets as w
+
+    n = check_int("n_words", n_words, 0)
+    gap = check_real("gap", gap, GAP_MIN, GAP_MAX)
+    word_prob = check_probability("word_prob", word_prob, open_low=True, open_high=True)
+    exponent = math.log10(max(n, 1))
+    exponent = round(exponent / LOG10_LENGTH_STEP) * LOG10_LENGTH_STEP
+    exponent = min(max(exponent, LOG10_LENGTH_MIN), LOG10_LENGTH_MAX)
+    style = {"description_width": "12em"}
+    layout = w.Layout(width="36em")
+    length = w.FloatLogSlider(
+        value=10**exponent,
+        base=10,
+        min=LOG10_LENGTH_MIN,
+        max=LOG10_LENGTH_MAX,
+        step=LOG10_LENGTH_STEP,
+        description="document length (words)",
+        readout_format=".0f",
+        style=style,
+        layout=layout,
+    )
+    gap_slider = w.FloatSlider(
+        value=round(gap / GAP_STEP) * GAP_STEP,
+        min=GAP_MIN,
+        max=GAP_MAX,
+        step=GAP_STEP,
+        description="per-word gap (nats)",
+        readout_format=".3f",
+        style=style,
+        layout=layout,
+    )
+    panel = w.HTML()
+
+    def update(_change=None):
+        words = int(round(length.value))
+        b = class_scores(words, gap_slider.value, word_prob)
+        panel.value = numerics_html(numerics_table(words, gap_slider.value, word_prob), b)
+
+    length.observe(update, names="value")
+    gap_slider.observe(update, names="value")
+    update()
+    return w.VBox([length, gap_slider, panel])
