@@ -36,12 +36,17 @@ def main():
         protocol_out.write(json.dumps(message) + "\n")
         protocol_out.flush()
 
+    _copy_font_list()
     try:
         from IPython.core.interactiveshell import InteractiveShell
 
         from nbcore.answers import export_text
 
-        shell = InteractiveShell.instance()
+        class Shell(InteractiveShell):
+            def enable_gui(self, gui=None):  # %matplotlib inline: figures are not shown here
+                pass
+
+        shell = Shell.instance()
     except Exception as error:  # pragma: no cover - a broken environment
         reply({"fatal": f"{type(error).__name__}: {error}"})
         return 1
@@ -55,6 +60,19 @@ def main():
             text = export_text(lambda n=name: eval(n, shell.user_ns), attribute)  # noqa: S307
             reply({"value": text})
     return 0
+
+
+def _copy_font_list(source="/run/nbcore/matplotlib-cache"):
+    """Give Matplotlib the grader's font list (read-only in the sandbox) in a writable place."""
+    import glob
+    import shutil
+
+    target = os.environ.get("MPLCONFIGDIR")
+    if not target or not os.path.isdir(source):
+        return
+    os.makedirs(target, exist_ok=True)
+    for path in glob.glob(os.path.join(source, "fontlist-*.json")):
+        shutil.copy(path, target)
 
 
 def _run(shell, source, limit):

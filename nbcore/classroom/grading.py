@@ -50,7 +50,14 @@ import nbcore
 from nbcore.answers import MAX_ANSWER_BYTES, Unanswered, dumps, loads
 from nbcore.classroom.markup import find_exercises
 from nbcore.classroom.sandbox import Limits, Sandbox, SandboxError, sandbox_problem
-from nbcore.classroom.student import CHAPTER, KERNEL, placeholder_source, read_chapter
+from nbcore.classroom.student import (
+    CHAPTER,
+    GLUE_IMPORT,
+    GLUE_STAND_IN,
+    KERNEL,
+    placeholder_source,
+    read_chapter,
+)
 from nbcore.classroom.variants import STUDENT_ID, student_seed
 from nbcore.exercises import CORRECT, NOT_ATTEMPTED, verdict_line
 
@@ -291,6 +298,11 @@ def _chapter_cells(chapter):
     ]
 
 
+def _chapter_source(cell):
+    """A book cell as a copy has it: glue (myst-nb, slow to load) replaced by a stand-in."""
+    return GLUE_IMPORT.sub(GLUE_STAND_IN, cell.source)
+
+
 def student_steps(chapter, answers, seed):
     """The cells of the student run, up to the last attempted exercise."""
     attempted = [ex for ex in chapter.exercises if answers[ex.id]]
@@ -316,7 +328,7 @@ def student_steps(chapter, answers, seed):
             exercise = check_of[index]
             steps.append(_Step("", exercise.id, "export", exercise.answer_name, exercise.attribute))
         elif index not in solution_cells and index not in check_of:
-            steps.append(_Step(cell.source, None, "chapter"))
+            steps.append(_Step(_chapter_source(cell), None, "chapter"))
     return steps
 
 
@@ -447,7 +459,7 @@ def _ignored(source, **meta):
 
 def checking_notebook(chapter, plans):
     """The book's cells once, then for each plan its variant, its values and the checks."""
-    cells = [_ignored(cell.source) for _, cell in _chapter_cells(chapter)]
+    cells = [_ignored(_chapter_source(cell)) for _, cell in _chapter_cells(chapter)]
     qualifier = chapter.exercises[0].check_qualifier
     data = [chapter.nb.cells[i] for ex in chapter.exercises for i in ex.data_cells]
     for plan in plans:
