@@ -48,7 +48,7 @@ import nbformat
 
 import nbcore
 from nbcore.answers import MAX_ANSWER_BYTES, Unanswered, dumps, loads
-from nbcore.classroom.markup import find_exercises
+from nbcore.classroom.markup import bound_names, find_exercises, loaded_names
 from nbcore.classroom.sandbox import Limits, Sandbox, SandboxError, sandbox_problem
 from nbcore.classroom.student import (
     CHAPTER,
@@ -303,6 +303,40 @@ def _chapter_source(cell):
     return GLUE_IMPORT.sub(GLUE_STAND_IN, cell.source)
 
 
+_STATEFUL = re.compile(r"random|seed|rng|shuffle|global|exec|eval|setattr|__")
+
+
+def figure_only_cells(chapter, extra_sources=()):
+    """Indices of book cells that only draw: skipped when grading, they cost seconds each.
+
+    A cell is skipped when the book shows a figure (or a widget) from it, nothing it defines is
+    used by a later cell of the chapter or by ``extra_sources`` (the student's answers), and it
+    does not touch random state or other hidden state.
+    """
+    cells = chapter.nb.cells
+    used_after = [set() for _ in cells]
+    used = set()
+    for source in extra_sources:
+        used |= loaded_names(source)
+    for index in range(len(cells) - 1, -1, -1):
+        used_after[index] = set(used)
+        if cells[index].cell_type == "code":  # the names it reads that it did not define
+            source = cells[index].source
+            used |= loaded_names(source) - bound_names(source)
+    skipped = set()
+    for index, cell in enumerate(cells):
+        if cell.cell_type != "code" or _STATEFUL.search(cell.source):
+            continue
+        draws = cell.metadata.get("mystnb", {}).get("figure") or any(
+            "image/png" in output.get("data", {})
+            or "application/vnd.jupyter.widget-view+json" in output.get("data", {})
+            for output in cell.get("outputs", [])
+        )
+        if draws and not (bound_names(cell.source) & used_after[index]):
+            skipped.add(index)
+    return skipped
+
+
 def student_steps(chapter, answers, seed):
     """The cells of the student run, up to the last attempted exercise."""
     attempted = [ex for ex in chapter.exercises if answers[ex.id]]
@@ -314,9 +348,10 @@ def student_steps(chapter, answers, seed):
     data_cells = {i for ex in chapter.exercises for i in ex.data_cells}
     solution_cells = {i for ex in chapter.exercises for i in ex.solution_cells}
     qualifier = chapter.exercises[0].check_qualifier
+    figures = figure_only_cells(chapter, [s for sources in answers.values() for s in sources])
     steps, variant_done = [], False
     for index, cell in enumerate(chapter.nb.cells[: last + 1]):
-        if cell.cell_type != "code":
+        if cell.cell_type != "code" or index in figures:
             continue
         if index in data_cells and not variant_done:
             steps.append(_Step(f"{qualifier}.use_variant({seed!r})", None, "chapter"))
@@ -459,7 +494,12 @@ def _ignored(source, **meta):
 
 def checking_notebook(chapter, plans):
     """The book's cells once, then for each plan its variant, its values and the checks."""
-    cells = [_ignored(_chapter_source(cell)) for _, cell in _chapter_cells(chapter)]
+    figures = figure_only_cells(chapter)
+    cells = [
+        _ignored(_chapter_source(cell))
+        for index, cell in _chapter_cells(chapter)
+        if index not in figures
+    ]
     qualifier = chapter.exercises[0].check_qualifier
     data = [chapter.nb.cells[i] for ex in chapter.exercises for i in ex.data_cells]
     for plan in plans:
