@@ -102,8 +102,8 @@ def test_no_line_of_any_solution_survives(copies):
 
 
 def test_no_solution_survives_in_any_book_chapter():
-    """Every chapter of the book, as its student copy is written (sealed keys stubbed: the
-    expected values are sealed in the fixture's tests, with a kernel)."""
+    """Every chapter of the book, as its student copy is written (self-check arguments
+    stubbed: the fixture's tests build them with a kernel)."""
     chapters = chapter_sources([ROOT / "book"])
     assert chapters
     for source in chapters:
