@@ -307,3 +307,7 @@ def test_copies_read_as_prose():
     text = "\n".join(c.source for c in copy.cells if c.cell_type == "markdown")
     assert "the smallest subnormal about 4.94e-324" in text
     assert "The figure below draws the three." in text
+    assert (
+        "Each exercise asks for one result and names the variable to store it in. Graded copies"
+    ) in text
+    assert "*correct*" not in text and "Its solution is" not in text

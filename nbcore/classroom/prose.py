@@ -36,9 +36,24 @@ _OTHER_ROLE = re.compile(r"\{[a-z:-]+\}`([^`]*)`")
 _LABEL = re.compile(r"^\(([^()\s]+)\)=\s*$")
 _FENCE = re.compile(r"^(`{3,}|:{3,})\{([a-z:-]+)\}\s*(.*)$")
 _BOOK_SENTENCES = re.compile(
-    r"[^.!?\n]*(?:Show solution|student copy|make student|prints \*correct\*)[^.!?]*[.!?]\s*",
-    re.IGNORECASE,
+    r"Show solution|student copy|make student|prints\s+\*correct\*", re.IGNORECASE
 )
+
+
+def _drop_book_sentences(text):
+    """Remove the sentences that speak of the book's folded solutions or its checks.
+
+    Only paragraphs holding such a sentence are touched: their sentences are split at . ! ?
+    and joined again with spaces (the paragraph is rewrapped; markdown does not mind).
+    """
+    paragraphs = re.split(r"(\n\s*\n)", text)
+    for index, paragraph in enumerate(paragraphs):
+        if not _BOOK_SENTENCES.search(paragraph):
+            continue
+        sentences = re.split(r"(?<=[.!?])\s+", paragraph.strip())
+        kept = [sentence for sentence in sentences if not _BOOK_SENTENCES.search(sentence)]
+        paragraphs[index] = " ".join(" ".join(kept).split())
+    return "".join(paragraphs)
 
 
 def glued_values(nb):
@@ -166,7 +181,7 @@ def render_markdown(source, values, figures=None, here=0, missing=None):
     text = _EQ.sub("the equation", text)
     text = _CITE.sub(lambda m: f"[{m.group(1)}]", text)
     text = _OTHER_ROLE.sub(lambda m: m.group(1), text)
-    text = _BOOK_SENTENCES.sub("", text)
+    text = _drop_book_sentences(text)
     # "the figure below draws" at the start of a sentence reads "The figure below draws"
     text = re.sub(
         r"(^|[.!?]\s+|\n\n)(the (?:figure|table))",
