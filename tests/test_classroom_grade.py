@@ -139,7 +139,16 @@ def graded(tmp_path_factory, copies):
     error = _with_answers(student, {**solution, "90.4": solution["90.4"] + "\n1 / 0"})
     nbformat.write(error, folder / "error.ipynb")
 
-    crash = _with_answers(student, {**solution, "90.3": "import os\nos._exit(1)"})
+    # after the crash the notebook is replayed: 90.4 reads log_theta, which 90.2's answer
+    # defined before the crash, so the answers of finished exercises run again too
+    crash = _with_answers(
+        student,
+        {
+            **solution,
+            "90.3": "import os\nos._exit(1)",
+            "90.4": solution["90.4"] + "\nassert log_theta.shape == (2, 3)",
+        },
+    )
     nbformat.write(crash, folder / "crash.ipynb")
 
     done = grade_folder(folder, "--timeout", TIMEOUT, "--jobs", 2)

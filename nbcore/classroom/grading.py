@@ -400,10 +400,11 @@ def run_student_code(steps, slot, settings):
     deadline = time.monotonic() + settings.budget
 
     def blame(index, step, reason):
-        if step.owner is not None:
+        if step.owner is not None and step.owner not in texts:
             failed.setdefault(step.owner, reason)
-        else:
-            skipped.add(index)
+            return
+        skipped.add(index)  # a chapter cell, or an answer that failed only when replayed
+        if step.owner is None:
             problems.append(f"a cell of the chapter failed in the student run: {reason}")
 
     while True:
@@ -418,7 +419,11 @@ def run_student_code(steps, slot, settings):
         restart = False
         with box:
             for index, step in enumerate(steps):
-                if step.owner in failed or index in skipped or step.owner in texts:
+                # a replay runs the answers of finished exercises again (later answers may use
+                # their names), but does not ask for their values again
+                if step.owner in failed or index in skipped:
+                    continue
+                if step.kind == "export" and step.owner in texts:
                     continue
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
