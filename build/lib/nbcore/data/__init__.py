@@ -1,1 +1,0 @@
-"""The small datasets of the book, as CSV files (read by nbcore.datasets)."""
