@@ -95,12 +95,16 @@ lab: system $(STAMP)
 		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 # --- classroom: student copies and grading (nbcore/classroom, format in nbcore/exercises.py) --
-# Student copies of every chapter: solutions removed, answer cells in their place.
+# Student copies of every chapter: solutions and expected values removed, answer cells in
+# their place. ROSTER=roster.csv: one copy per student, on the student's own variant (needs the
+# course secret: NBCORE_COURSE_SECRET, or SECRET_FILE=path).
 student: $(STAMP)
-	$(BIN)/python -m nbcore.classroom student book --out _build/student
+	$(BIN)/python -m nbcore.classroom student book --out _build/student \
+		$(if $(ROSTER),--roster '$(ROSTER)') $(if $(SECRET_FILE),--secret-file '$(SECRET_FILE)')
 
-# Grade one returned notebook or a folder of them (a folder also gets gradebook.csv).
-# Options: GRADEFLAGS="--timeout 30 --csv grades.csv".
+# Grade one returned notebook or a folder of them (a folder also gets gradebook_<chapter>.csv
+# and gradebook_details.csv). Student code runs in a bubblewrap sandbox. Options:
+# GRADEFLAGS="--jobs 2 --timeout 30 --budget 600 --out grades --secret-file course-secret.txt".
 grade: $(STAMP)
 	@test -n "$(NB)" || { echo "usage: make grade NB=path/to/notebook-or-folder" >&2; exit 2; }
-	$(BIN)/python -m nbcore.classroom grade $(NB) $(GRADEFLAGS)
+	$(BIN)/python -m nbcore.classroom grade '$(NB)' $(GRADEFLAGS)

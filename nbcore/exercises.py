@@ -10,8 +10,10 @@ the expected one and prints a one-line verdict::
     Exercise 6.1: not attempted — replace the ... in the answer cell with your answer
 
 The book shows the solution folded; student copies (``python -m nbcore.classroom student``)
-replace it with an answer cell, and the grader (``python -m nbcore.classroom grade``) runs the
-students' answers against the check cells of the book's own copy.
+replace it with an answer cell and the check with a *self-check* (:func:`self_check`) that
+holds no expected value, and the grader (``python -m nbcore.classroom grade``) runs the
+students' answers in a sandbox and judges their values with the check cells of the book's
+own copy.
 
 The markup
 ----------
@@ -68,8 +70,9 @@ Rules the tools check (a broken rule stops ``student`` with a message naming the
   the module (a cell before the exercises does ``from nbcore import exercises``). Its first
   argument is the exercise's number, its second a plain variable name that the solution
   assigns: the student's answer cell assigns the same name. ``points=`` is an integer literal
-  (default 1). ``expected=`` may be any expression of the chapter's data, but not of names
-  that only a solution defines: it must stay computable in a student copy.
+  (default 1). ``expected=`` may be any expression of the chapter's data (data cells
+  included), but not of names that only a solution defines: the grader computes it without
+  the solution.
 * No later cell uses a name that a solution defines (its output would show the solution's
   value in the student copy); a check cell uses only its own answer name.
 * No other code cell sits between an exercise's first solution cell and its check cell.
@@ -79,6 +82,36 @@ Rules the tools check (a broken rule stops ``student`` with a message naming the
 Hints name the mistake, never the answer. After editing a chapter, ``make execute`` stores its
 new outputs, and ``python -m nbcore.classroom student book/NN_slug.md --out /tmp/copy``
 checks the rules and shows the student copy.
+
+Per-student variants
+--------------------
+An exercise opts in with a *data cell*: a code cell marked ``exercise: '8.1'``, ``role: data``,
+after the task and before the solution, that computes the exercise's data from
+``exercises.variant_rng("8.1")``. That is None in the book (keep the book's numbers) and a
+NumPy generator in a copy made for one student of a roster (``make student ROSTER=...``)::
+
+    ```{code-cell} ipython3
+    :exercise: '8.1'
+    :role: data
+
+    def exercise_scores(rng):
+        # the book's three joint log scores, or a student's variant
+        if rng is None:
+            return np.array([-1000.0, -1001.0, -1003.0])
+        top = -float(rng.integers(800, 1200))
+        return np.array([top, top - 1, top - 3])
+
+
+    scores = exercise_scores(exercises.variant_rng("8.1"))
+    ```
+
+The solution, the check's ``expected=`` and its mistakes then use ``scores``, never the
+book's literal numbers, and the task says that a graded copy has its own numbers. Everything
+that depends on the variant must be computed in the data cell (the grader runs the data
+cells again for each student's variant, after the rest of the chapter). The seed is
+HMAC(course secret, student id) (:mod:`nbcore.classroom.variants`), so only the instructor
+can make or grade variants. Exercises without a data cell are the same for everyone; say so
+in the chapter.
 
 The checks
 ----------
@@ -94,12 +127,18 @@ the expected value, and they are deterministic, so nbval compares them.
 """
 
 import inspect
+import json
 import math
 import numbers
 import os
 import warnings
+import zlib
 
 import numpy as np
+
+from nbcore.answers import Unanswered, fingerprint, type_name
+from nbcore.answers import encode as _encode
+from nbcore.answers import normalize as _normalize
 
 __all__ = [
     "check_number",
@@ -107,7 +146,9 @@ __all__ = [
     "check_probabilities",
     "check_attribute",
     "check_label",
-    "sealed",
+    "self_check",
+    "use_variant",
+    "variant_rng",
     "verdict_line",
     "Unanswered",
 ]
@@ -117,39 +158,51 @@ NOT_YET = "not yet"
 NOT_ATTEMPTED = "not attempted"
 NOT_ATTEMPTED_TEXT = "replace the ... in the answer cell with your answer"
 
-# Set by the student-copy tool when it runs a chapter to collect the expected values.
+PLAUSIBLE = "looks plausible"
+PLAUSIBLE_TEXT = "graded on hand-in"
+
+# Set by the student-copy tool when it runs a chapter to collect what the copies need.
 RECORD_ENV = "NBCORE_EXERCISES_RECORD"
 
-
-class Unanswered:
-    """An answer that could not be obtained, with the reason; its check says "not yet".
-
-    The grader passes one to a check cell when the student's code raised an exception, ran
-    past the time limit, or did not define the answer's name.
-    """
-
-    def __init__(self, reason):
-        self.reason = str(reason)
-
-    def __repr__(self):
-        return f"Unanswered({self.reason!r})"
+# The data variant in use: None for the book's own numbers (see use_variant).
+_VARIANT = {"seed": None}
 
 
 def verdict_line(exercise, status, points=1, hint=None):
     """The one line a check prints, for example "Exercise 6.1: correct (2 points)"."""
+    unit = "point" if points == 1 else "points"
     if status == CORRECT:
-        unit = "point" if points == 1 else "points"
         return f"Exercise {exercise}: correct ({points} {unit})"
+    if status == PLAUSIBLE:
+        return f"Exercise {exercise}: {PLAUSIBLE}, {PLAUSIBLE_TEXT} ({points} {unit})"
     if status == NOT_ATTEMPTED:
         return f"Exercise {exercise}: not attempted — {NOT_ATTEMPTED_TEXT}"
     return f"Exercise {exercise}: not yet — hint: {' '.join(str(hint).split())}"
 
 
-def sealed(key):
-    """The expected value that a student copy carries encoded (written by the copy tool)."""
-    from nbcore.classroom.values import unseal
+def use_variant(seed):
+    """Use the data variant ``seed`` (an integer) from now on; None for the book's numbers.
 
-    return unseal(key)
+    A student copy made for one student of a roster calls it once, before the exercises,
+    with that student's seed; the grader calls it with the seed it derives itself.
+    """
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
+    _VARIANT["seed"] = seed
+
+
+def variant_rng(exercise):
+    """The random generator an exercise's data cell draws its variant from, or None.
+
+    None means "the book's own numbers": in the book, and in copies made without a roster.
+    Each exercise gets its own stream, so that adding a variant to one exercise does not
+    change another's numbers.
+    """
+    if not isinstance(exercise, str) or not exercise:
+        raise TypeError(f"exercise must be the exercise's number as a string, got {exercise!r}")
+    if _VARIANT["seed"] is None:
+        return None
+    return np.random.default_rng([_VARIANT["seed"], zlib.crc32(exercise.encode())])
 
 
 # --------------------------------------------------------------------------- the checks
@@ -173,7 +226,7 @@ def check_number(exercise, answer, expected, *, points=1, rtol=1e-6, atol=1e-12,
     mistakes : dict of str to value or callable, optional
         Hint -> the number a usual mistake gives (or a function computing it).
     """
-    _check(exercise, points, _judge_number, answer, expected, rtol, atol, mistakes)
+    _check(exercise, points, _judge_number, answer, expected, rtol, atol, mistakes, "number")
 
 
 def check_array(exercise, answer, expected, *, points=1, rtol=1e-6, atol=1e-12, mistakes=None):
@@ -182,7 +235,7 @@ def check_array(exercise, answer, expected, *, points=1, rtol=1e-6, atol=1e-12, 
     Parameters are those of :func:`check_number`; ``answer`` and ``expected`` are array-like
     (lists, NumPy arrays, pandas Series and DataFrames are turned into arrays).
     """
-    _check(exercise, points, _judge_array, answer, expected, rtol, atol, mistakes)
+    _check(exercise, points, _judge_array, answer, expected, rtol, atol, mistakes, "array")
 
 
 def check_probabilities(
@@ -203,7 +256,17 @@ def check_probabilities(
             "expected must hold probabilities that sum to 1 along the last axis, "
             f"got sums {np.round(sums, 6).tolist()}"
         )
-    _check(exercise, points, _judge_probabilities, answer, expected, rtol, atol, mistakes)
+    _check(
+        exercise,
+        points,
+        _judge_probabilities,
+        answer,
+        expected,
+        rtol,
+        atol,
+        mistakes,
+        "probabilities",
+    )
 
 
 def check_attribute(
@@ -242,7 +305,8 @@ def check_attribute(
     def judge(model, expected, rtol, atol, mistakes):
         return _judge_attribute(model, attribute, estimator, expected, rtol, atol, mistakes)
 
-    _check(exercise, points, judge, model, expected, rtol, atol, mistakes)
+    info = {"attribute": attribute, "estimator": estimator}
+    _check(exercise, points, judge, model, expected, rtol, atol, mistakes, "attribute", info)
 
 
 def check_label(exercise, answer, expected, *, points=1, mistakes=None):
@@ -251,13 +315,180 @@ def check_label(exercise, answer, expected, *, points=1, mistakes=None):
     ``mistakes`` maps a hint to a wrong label, for example
     ``{"that is the other class: compare the two scores again": "no"}``.
     """
-    _check(exercise, points, _judge_label, answer, expected, None, None, mistakes)
+    _check(exercise, points, _judge_label, answer, expected, None, None, mistakes, "label")
+
+
+# --------------------------------------------------------------------------- the self-check
+
+
+def self_check(
+    exercise,
+    answer,
+    *,
+    kind,
+    points=1,
+    shape=None,
+    integer=False,
+    finite=True,
+    label_type=None,
+    estimator=None,
+    attribute=None,
+    digits=6,
+    salt="",
+    mistakes=None,
+):
+    """The check of a student copy: format and known mistakes, never the expected value.
+
+    A student copy holds no expected value, so this check cannot say "correct". It tells
+    what can be told without one: that an answer is missing or raised, has the wrong type or
+    shape, is not a probability vector, or equals a *known mistake*. Each mistake is given as
+    the fingerprint of the wrong value it produces (:func:`nbcore.answers.fingerprint`:
+    salted, slow, rounded to ``digits`` significant digits), so the copy holds no value, not
+    even a wrong one. Otherwise the verdict is "looks plausible, graded on hand-in": only
+    the grader, which recomputes the expected value from the book, says whether it is right.
+
+    Parameters
+    ----------
+    exercise : str
+        The exercise's number, "8.1".
+    answer : callable or value
+        ``lambda: name``: the answer, read when the check runs, so that an answer cell that
+        failed gives a verdict rather than a NameError.
+    kind : {"number", "array", "probabilities", "attribute", "label"}
+        Which check the grader runs.
+    points : int
+        What the exercise is worth.
+    shape : tuple, optional
+        The shape of the expected array (or of the attribute).
+    integer, finite : bool
+        Whether the expected number is a whole number / finite.
+    label_type : str, optional
+        "str", "bool" or "number": the kind of the expected label.
+    estimator, attribute : str, optional
+        For ``kind="attribute"``: the class name and the fitted attribute read.
+    digits : int
+        Significant digits of the fingerprints.
+    salt : str
+        The fingerprints' salt.
+    mistakes : dict of str to str, optional
+        Hint -> fingerprint of the wrong answer the mistake gives.
+    """
+    if kind not in ("number", "array", "probabilities", "attribute", "label"):
+        raise ValueError(f"kind must name a check, got {kind!r}")
+    value, hint = _read_answer(answer)
+    if value is Ellipsis:
+        print(verdict_line(exercise, NOT_ATTEMPTED, points))
+        return
+    if hint is None:
+        spec = {
+            "shape": None if shape is None else tuple(shape),
+            "integer": integer,
+            "finite": finite,
+            "label_type": label_type,
+            "estimator": estimator,
+            "attribute": attribute,
+        }
+        hint, compared = _format_hint(kind, value, spec)
+        if mistakes and compared is not None:
+            found = fingerprint(compared, salt, digits)
+            named = next((h for h, mark in mistakes.items() if found and mark == found), None)
+            hint = named or hint
+    if hint is None:
+        print(verdict_line(exercise, PLAUSIBLE, points))
+    else:
+        print(verdict_line(exercise, NOT_YET, points, hint))
+
+
+def _read_answer(answer):
+    """(value, None), or (None, hint) when reading the answer failed."""
+    if callable(answer) and getattr(answer, "__name__", "") == "<lambda>":
+        try:
+            answer = answer()
+        except NameError as error:
+            name = str(error).split("'")[1] if "'" in str(error) else "the answer"
+            return None, (
+                f"{name} is not defined: run your answer cell (if it stopped with an error, "
+                "fix the error first)"
+            )
+        except Exception as error:
+            return None, f"reading your answer raised {type(error).__name__}"
+    answer = _normalize(answer)
+    if isinstance(answer, Unanswered):
+        return None, answer.reason
+    return answer, None
+
+
+def _format_hint(kind, value, spec):
+    """(hint or None, the value a mistake's fingerprint is compared with, or None)."""
+    if kind == "number":
+        number, hint = _as_number(value)
+        if hint:
+            return hint, None
+        if math.isnan(number):
+            return "your answer is NaN (not a number): look for a 0/0 or a log of 0", None
+        if spec["finite"] and math.isinf(number):
+            return "your answer is infinite: a division by 0 or a log of 0?", number
+        if spec["integer"] and number != int(number):
+            return "expected a whole number", None
+        return None, number
+    if kind == "label":
+        value = _plain_label(value)
+        if value is None:
+            return "your answer is None: assign the label itself (print() returns None)", None
+        if isinstance(value, (list, tuple, np.ndarray)):
+            return f"expected one label, got a {_type_name(value)}: take one element", None
+        if spec["label_type"] and _label_kind(value) != spec["label_type"]:
+            return (
+                f"expected a label of type {spec['label_type']} (like the values in "
+                f"classes_), got {_type_name(value)}"
+            ), None
+        return None, None
+    name = "your answer"
+    if kind == "attribute":
+        hint = _model_hint(value, spec["attribute"], spec["estimator"])
+        if hint:
+            return hint, None
+        value, name = _normalize(getattr(value, spec["attribute"])), spec["attribute"]
+    if value is None:
+        return "your answer is None: assign the value itself (print() returns None)", None
+    array = _as_numeric_array(value)
+    if array is None:
+        if kind == "attribute":
+            return None, None  # labels, or a list of arrays: the grader compares them
+        return f"expected an array of numbers, got {_type_name(value)}", None
+    shape = spec["shape"]
+    if shape is not None and array.shape != shape:
+        if array.T.shape == shape and array.ndim > 1:
+            return f"{name} has shape {array.shape}, expected {shape}: is it transposed?", None
+        return f"{name} has shape {array.shape}, expected {shape}", None
+    if np.isnan(array).any():
+        return f"{name} contains NaN: look for a 0/0 or a log of 0", array
+    if kind == "probabilities":
+        return _probability_hint(array), array
+    return None, array
+
+
+def _model_hint(model, attribute, estimator):
+    """What is wrong with a submitted estimator before its attribute is read, or None."""
+    if model is None:
+        return "your model is None: fit() returns the model, but assign the model itself"
+    if isinstance(model, type):
+        return "that is the class itself: create an estimator, e.g. Model(), and fit it"
+    if estimator is not None and _type_name(model) != estimator:
+        return f"expected a fitted {estimator}, got {_type_name(model)}"
+    try:
+        getattr(model, attribute)
+    except AttributeError:
+        return f"the model has no {attribute}: has it been fitted (model.fit(X, y))?"
+    except Exception as error:  # a property that fails
+        return f"reading {attribute} raised {type(error).__name__}"
+    return None
 
 
 # --------------------------------------------------------------------------- the machinery
 
 
-def _check(exercise, points, judge, answer, expected, rtol, atol, mistakes):
+def _check(exercise, points, judge, answer, expected, rtol, atol, mistakes, kind, info=None):
     """Validate the exercise's own arguments, judge the answer, print the verdict."""
     if not isinstance(exercise, str) or not exercise:
         raise TypeError(f"exercise must be the exercise's number as a string, got {exercise!r}")
@@ -281,7 +512,7 @@ def _check(exercise, points, judge, answer, expected, rtol, atol, mistakes):
         hint = judge(answer, expected, rtol, atol, mistakes)
         status = CORRECT if hint is None else NOT_YET
     line = verdict_line(exercise, status, points, hint)
-    _record(exercise, expected, line)
+    _record(exercise, kind, points, expected, mistakes, rtol, atol, line, info or {})
     print(line)
 
 
@@ -300,48 +531,31 @@ def _evaluate_mistakes(mistakes, expected):
     return evaluated
 
 
-def _record(exercise, expected, line):
-    """Append the expected value to the record file, when the copy tool asks for it."""
+def _record(exercise, kind, points, expected, mistakes, rtol, atol, line, info):
+    """Append what the copy tool needs to its record file, when it asks for it.
+
+    Only the instructor's run of the book writes a record; a student copy never holds one.
+    """
     path = os.environ.get(RECORD_ENV)
-    if path:
-        import json
+    if not path:
+        return
+    entry = {
+        "exercise": exercise,
+        "kind": kind,
+        "points": points,
+        "variant": _VARIANT["seed"],
+        "expected": _encode(expected),
+        "mistakes": [[hint, _encode(wrong)] for hint, wrong in mistakes],
+        "rtol": rtol,
+        "atol": atol,
+        "line": line,
+        **info,
+    }
+    with open(path, "a", encoding="utf-8") as file:
+        file.write(json.dumps(entry) + "\n")
 
-        from nbcore.classroom.values import seal
 
-        with open(path, "a", encoding="utf-8") as file:
-            entry = {"exercise": exercise, "expected": seal(expected), "line": line}
-            file.write(json.dumps(entry) + "\n")
-
-
-def _type_name(value):
-    """Class name of an answer; the grader's stand-ins report the class they replace."""
-    if type(value).__module__ == "nbcore.classroom.values":
-        return value.type_name
-    return type(value).__name__
-
-
-def _normalize(value):
-    """Plain Python and NumPy values: numpy scalars -> Python, Series/DataFrame -> ndarray."""
-    if isinstance(value, np.generic):
-        return value.item() if value.dtype.kind in "biufUc" else value
-    if value is None or value is Ellipsis or isinstance(value, (bool, Unanswered)):
-        return value
-    if isinstance(value, str):
-        return str.__str__(value)  # a plain str, also for str subclasses
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    if isinstance(value, numbers.Real):
-        return float(value)
-    if isinstance(value, np.ndarray):
-        return value
-    if isinstance(value, (list, tuple)):
-        return type(value)(_normalize(item) for item in value)
-    if hasattr(value, "__array__") and not isinstance(value, type):
-        try:
-            return np.asarray(value)
-        except Exception:  # an object that only pretends to be an array
-            return value
-    return value
+_type_name = type_name
 
 
 def _fmt(x):

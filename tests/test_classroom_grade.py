@@ -5,21 +5,17 @@ each test reads its rows from the gradebook it wrote.
 """
 
 import csv
-import json
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
+from classroom_helpers import BOOK, FIXTURE, ROOT, grade_folder, read_details, solutions
+from classroom_helpers import with_answers as _with_answers
 
-from nbcore.classroom import grading
-from nbcore.classroom.markup import find_exercises
-from nbcore.classroom.student import make_student_copies, student_copy
+from nbcore.classroom import grading, sandbox
+from nbcore.classroom.student import make_student_copies
 
-ROOT = Path(__file__).resolve().parents[1]
-BOOK = ROOT / "tests" / "fixtures" / "book"
-FIXTURE = BOOK / "90_spam.ipynb"
 TIMEOUT = 3  # seconds per student cell: short, the loops below must not take long
 
 FORGOT_SMOOTHING = "spam_counts = counts[1]\np_offer_spam = spam_counts[0] / spam_counts.sum()"
@@ -72,25 +68,6 @@ class MultinomialNB:
 model = MultinomialNB()"""
 
 
-def _with_answers(student, answers, extra=None):
-    """A copy of the student notebook with answer cells filled in.
-
-    ``answers``: {exercise: source}; ``extra``: {exercise: source of a cell the student adds
-    below the answer cell}.
-    """
-    nb = nbformat.from_dict(json.loads(json.dumps(student)))
-    cells = []
-    for cell in nb.cells:
-        cells.append(cell)
-        exercise = cell.metadata.get("exercise")
-        if cell.metadata.get("role") == "answer" and exercise in answers:
-            cell.source = answers[exercise]
-            if extra and exercise in extra:
-                cells.append(nbformat.v4.new_code_cell(extra[exercise]))
-    nb.cells = cells
-    return nb
-
-
 def _edit_check(nb, exercise, source=None):
     """Replace a check cell's source, or delete the cell (source None)."""
     index = next(
@@ -106,19 +83,21 @@ def _edit_check(nb, exercise, source=None):
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def copies(tmp_path_factory):
+    work = tmp_path_factory.mktemp("copies")
+    (copy,) = make_student_copies([FIXTURE], work, log=lambda message: None)
+    return nbformat.read(copy, as_version=4)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory, copies):
     """Grade a folder of eight submissions through ``python -m nbcore.classroom grade``."""
     work = tmp_path_factory.mktemp("grading")
-    (copy,) = make_student_copies([FIXTURE], work / "copies", log=lambda message: None)
-    student = nbformat.read(copy, as_version=4)
-    instructor = nbformat.read(FIXTURE, as_version=4)
-    solution = {
-        e.id: "\n".join(instructor.cells[i].source for i in e.solution_cells)
-        for e in find_exercises(instructor)
-    }
+    student = copies
+    solution = solutions()
     folder = work / "submissions"
     folder.mkdir()
-    nbformat.write(instructor, folder / "solution_90_spam.ipynb")
+    nbformat.write(_with_answers(student, solution), folder / "full.ipynb")
     nbformat.write(student, folder / "blank.ipynb")
 
     wrong = _with_answers(
@@ -160,37 +139,31 @@ def graded(tmp_path_factory):
     error = _with_answers(student, {**solution, "90.4": solution["90.4"] + "\n1 / 0"})
     nbformat.write(error, folder / "error.ipynb")
 
-    crash = _with_answers(student, {**solution, "90.3": "import os\nos._exit(1)"})
+    # after the crash the notebook is replayed: 90.4 reads log_theta, which 90.2's answer
+    # defined before the crash, so the answers of finished exercises run again too
+    crash = _with_answers(
+        student,
+        {
+            **solution,
+            "90.3": "import os\nos._exit(1)",
+            "90.4": solution["90.4"] + "\nassert log_theta.shape == (2, 3)",
+        },
+    )
     nbformat.write(crash, folder / "crash.ipynb")
 
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "nbcore.classroom",
-            "grade",
-            str(folder),
-            "--solutions",
-            str(BOOK),
-            "--timeout",
-            str(TIMEOUT),
-            "--jobs",
-            "2",
-        ],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    done = grade_folder(folder, "--timeout", TIMEOUT, "--jobs", 2)
     assert done.returncode == 0, done.stderr[-3000:]
-    with (folder / "gradebook_details.csv").open() as file:
-        rows = list(csv.DictReader(file))
-    results = {}
-    for row in rows:
-        results.setdefault(Path(row["submission"]).stem, {})[row["exercise"]] = row
-    with (folder / "gradebook.csv").open() as file:
-        totals = {Path(r["submission"]).stem: r for r in csv.DictReader(file)}
-    return {"results": results, "totals": totals, "stdout": done.stdout, "folder": folder}
+    results, refused = read_details(folder)
+    with (folder / "gradebook_90_spam.csv").open() as file:
+        totals = {r["student"]: r for r in csv.DictReader(file)}
+    return {
+        "results": results,
+        "refused": refused,
+        "totals": totals,
+        "stdout": done.stdout,
+        "stderr": done.stderr,
+        "folder": folder,
+    }
 
 
 def _statuses(graded, name):
@@ -202,14 +175,14 @@ def _hint(graded, name, exercise):
 
 
 def test_solutions_score_full_marks(graded):
-    assert set(_statuses(graded, "solution_90_spam").values()) == {"passed"}
-    assert graded["totals"]["solution_90_spam"]["score"] == "7"
-    assert graded["totals"]["solution_90_spam"]["out_of"] == "7"
+    assert set(_statuses(graded, "full").values()) == {"passed"}
+    assert graded["totals"]["full"]["total"] == "7"
+    assert graded["totals"]["full"]["out_of"] == "7"
 
 
 def test_blank_copy_scores_zero_not_attempted(graded):
     assert set(_statuses(graded, "blank").values()) == {"not attempted"}
-    assert graded["totals"]["blank"]["score"] == "0"
+    assert graded["totals"]["blank"]["total"] == "0"
     assert {_hint(graded, "blank", e) for e in graded["results"]["blank"]} == {""}
 
 
@@ -224,7 +197,7 @@ def test_known_wrong_answer_fails_only_that_exercise_with_its_hint(graded):
     assert _hint(graded, "wrong", "90.1") == (
         "it looks as if you forgot the smoothing: add alpha to every count"
     )
-    assert graded["totals"]["wrong"]["score"] == "6"
+    assert graded["totals"]["wrong"]["total"] == "6"
 
 
 def test_tampered_checks_are_graded_by_the_originals(graded):
@@ -283,38 +256,48 @@ def test_exceptions_and_crashes_fail_only_their_exercise(graded):
     assert _hint(graded, "error", "90.4") == "your code raised ZeroDivisionError: division by zero"
     assert _statuses(graded, "crash")["90.3"] == "failed"
     assert _hint(graded, "crash", "90.3") == (
-        "your code stopped the Python kernel (a crash or an exit)"
+        "your code stopped the Python kernel (a crash, an exit or a limit)"
     )
-    assert graded["totals"]["crash"]["score"] == "6"
+    assert graded["totals"]["crash"]["total"] == "6"
 
 
 def test_folder_gives_a_table_and_a_gradebook(graded):
     totals = graded["totals"]
     assert sorted(totals) == sorted(
-        ["blank", "crash", "error", "fake", "loop", "solution_90_spam", "tampered", "wrong"]
+        ["blank", "crash", "error", "fake", "loop", "full", "tampered", "wrong"]
     )
-    assert {name: int(row["score"]) for name, row in totals.items()} == {
+    assert {name: int(row["total"]) for name, row in totals.items()} == {
         "blank": 0,
         "crash": 6,
         "error": 5,
         "fake": 1,
         "loop": 4,
-        "solution_90_spam": 7,
+        "full": 7,
         "tampered": 3,
         "wrong": 6,
     }
-    assert totals["wrong"]["90.1"] == "0" and totals["wrong"]["90.2"] == "2"
-    assert "wrong.ipynb (chapter 90_spam): 6 / 7 points" in graded["stdout"]
+    header = (graded["folder"] / "gradebook_90_spam.csv").read_text().splitlines()[0]
+    assert header == (
+        "student,exercise 90.1,exercise 90.2,exercise 90.3,exercise 90.4,exercise 90.5,"
+        "total,out_of,note"
+    )
+    assert totals["wrong"]["exercise 90.1"] == "0" and totals["wrong"]["exercise 90.2"] == "2"
+    assert "wrong.ipynb (chapter 90_spam, student wrong): 6 / 7 points" in graded["stdout"]
     assert (
-        "  90.1           1  failed         it looks as if you forgot the smoothing: "
+        "  90.1           0       1  failed         it looks as if you forgot the smoothing: "
         "add alpha to every count"
     ) in graded["stdout"]
-    assert f"gradebook: {graded['folder'] / 'gradebook.csv'}" in graded["stdout"]
+    assert "  90.2           2       2  passed" in graded["stdout"]
+    assert f"gradebooks: {graded['folder'] / 'gradebook_90_spam.csv'}" in graded["stdout"]
+    assert "graded 8/8" in graded["stderr"] and "ETA" in graded["stderr"]
 
 
-def test_one_notebook_through_the_command_line(tmp_path):
+def test_one_notebook_through_the_command_line(tmp_path, copies):
+    path = tmp_path / "returned" / "dave final (1).ipynb"
+    path.parent.mkdir()
+    nbformat.write(_with_answers(copies, solutions()), path)
     done = subprocess.run(
-        [sys.executable, "-m", "nbcore.classroom", "grade", str(FIXTURE), "--solutions", str(BOOK)],
+        [sys.executable, "-m", "nbcore.classroom", "grade", str(path), "--solutions", str(BOOK)],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -322,27 +305,26 @@ def test_one_notebook_through_the_command_line(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
-    assert lines[0] == f"{FIXTURE} (chapter 90_spam): 7 / 7 points"
-    assert lines[1].split() == ["exercise", "points", "result", "hint"]
+    assert lines[0] == f"{path} (chapter 90_spam, student dave final (1)): 7 / 7 points"
+    assert lines[1].split() == ["exercise", "points", "out", "of", "result", "hint"]
     assert [line.split() for line in lines[2:7]] == [
-        ["90.1", "1", "passed"],
-        ["90.2", "2", "passed"],
-        ["90.3", "1", "passed"],
-        ["90.4", "2", "passed"],
-        ["90.5", "1", "passed"],
+        ["90.1", "1", "1", "passed"],
+        ["90.2", "2", "2", "passed"],
+        ["90.3", "1", "1", "passed"],
+        ["90.4", "2", "2", "passed"],
+        ["90.5", "1", "1", "passed"],
     ]
-    assert "gradebook" not in done.stdout and not list(tmp_path.iterdir())
+    assert "gradebook" not in done.stdout
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["dave final (1).ipynb", "returned"]
 
 
-def test_grading_stops_when_nbcore_changes(tmp_path, monkeypatch):
-    instructor = nbformat.read(FIXTURE, as_version=4)
-    found = find_exercises(instructor)
-    copy = tmp_path / "blank.ipynb"  # a blank copy: no student code runs, no kernel starts
-    nbformat.write(student_copy(instructor, found, {e.id: "" for e in found}, "90_spam"), copy)
+def test_grading_stops_when_nbcore_changes(tmp_path, monkeypatch, copies):
+    path = tmp_path / "one.ipynb"
+    nbformat.write(_with_answers(copies, {"90.1": "p_offer_spam = 0.5"}), path)
     fingerprints = iter(["before", "after"])
     monkeypatch.setattr(grading, "_package_fingerprint", lambda: next(fingerprints))
-    with pytest.raises(grading.GradingError, match="nbcore's checking code changed"):
-        grading.grade([copy], solutions=BOOK)
+    with pytest.raises(grading.GradingError, match="nbcore's code changed"):
+        grading.grade([path], solutions=BOOK, jobs=1)
 
 
 def test_grading_errors_are_clear(tmp_path):
@@ -350,20 +332,83 @@ def test_grading_errors_are_clear(tmp_path):
         grading.grade([tmp_path / "missing.ipynb"], solutions=BOOK)
     other = tmp_path / "homework.ipynb"
     nbformat.write(nbformat.v4.new_notebook(), other)
-    with pytest.raises(grading.GradingError, match="cannot tell which chapter"):
-        grading.grade([other], solutions=BOOK)
+    (result,) = grading.grade([other], solutions=BOOK)
+    assert result.refused.startswith("cannot tell which chapter")
     with pytest.raises(grading.GradingError, match="no folder of book notebooks"):
         grading.grade([other], solutions=tmp_path / "nowhere")
 
 
+def test_without_bubblewrap_grading_is_refused_unless_unsandboxed(tmp_path, monkeypatch, copies):
+    path = tmp_path / "one.ipynb"
+    nbformat.write(_with_answers(copies, {"90.1": solutions()["90.1"]}), path)
+    monkeypatch.setattr(
+        grading, "sandbox_problem", lambda: "bwrap is not installed (apt-get install bubblewrap)"
+    )
+    with pytest.raises(grading.GradingError, match="cannot be sandboxed here: bwrap is not"):
+        grading.grade([path], solutions=BOOK)
+    with pytest.raises(grading.GradingError, match="--unsandboxed"):
+        grading.grade([path], solutions=BOOK)
+    (result,) = grading.grade([path], solutions=BOOK, unsandboxed=True, jobs=1)
+    assert [r.status for r in result.results] == ["passed"] + ["not attempted"] * 4
+
+
+def test_a_kernel_that_dies_at_start_up_is_retried_once(tmp_path, monkeypatch, copies):
+    path = tmp_path / "one.ipynb"
+    nbformat.write(_with_answers(copies, {"90.1": solutions()["90.1"]}), path)
+    starts = []
+    real_start = sandbox.Sandbox.start
+
+    def flaky(self, timeout=120):
+        starts.append(1)
+        if len(starts) == 1:
+            self.command = ["/bin/false"]
+        return real_start(self, timeout)
+
+    monkeypatch.setattr(sandbox.Sandbox, "start", flaky)
+    (result,) = grading.grade([path], solutions=BOOK, jobs=1)
+    assert len(starts) == 2
+    assert result.results[0].status == "passed"
+
+
+def test_results_are_written_as_each_submission_finishes(tmp_path, monkeypatch, copies):
+    folder = tmp_path / "returned"
+    folder.mkdir()
+    for name in ("a", "b"):
+        nbformat.write(
+            _with_answers(copies, {"90.1": "p_offer_spam = 0.5"}), folder / f"{name}.ipynb"
+        )
+    monkeypatch.setattr(grading, "CHECK_BATCH", 1)
+    seen = []
+
+    def progress(message):
+        book = folder / "gradebook_90_spam.csv"
+        seen.append((message.split(" ·")[0], book.read_text().count("\n") if book.exists() else 0))
+
+    grading.grade([folder], solutions=BOOK, jobs=1, out=folder, progress=progress)
+    assert seen == [("graded 1/2", 2), ("graded 2/2", 3)]
+
+
+def test_csv_cells_are_never_formulas():
+    assert [grading.cell(v) for v in ["=1+1", "+1", "-1", "@SUM(A1)", "\tx", "ok", 3, -2]] == [
+        "'=1+1",
+        "'+1",
+        "'-1",
+        "'@SUM(A1)",
+        "'\tx",
+        "ok",
+        3,
+        -2,
+    ]
+
+
 def test_make_grade_target():
     done = subprocess.run(
-        ["make", "-n", "grade", "NB=returned/"],
+        ["make", "-n", "grade", "NB=returned/dave final (1).ipynb"],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert "-m nbcore.classroom grade returned/" in done.stdout
+    assert "-m nbcore.classroom grade 'returned/dave final (1).ipynb'" in done.stdout
     done = subprocess.run(["make", "grade"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode != 0 and "usage: make grade NB=" in done.stderr

@@ -7,8 +7,7 @@ import pandas as pd
 import pytest
 
 import nbcore
-from nbcore import exercises
-from nbcore.classroom import values
+from nbcore import answers, exercises
 from nbcore.datasets import load_weather
 
 
@@ -337,35 +336,74 @@ def test_writer_errors_are_clear():
         exercises.check_attribute("7.1", object(), "not an attribute", expected=[1])
 
 
-# --------------------------------------------------------------------------- sealing, recording
+# --------------------------------------------------------------------------- the self-check
 
 
-@pytest.mark.parametrize(
-    "value",
-    [
-        0.625,
-        float("nan"),
-        -np.inf,
-        7,
-        "spam",
-        True,
-        None,
-        np.array([[0.1, 0.9], [np.nan, 1.0]]),
-        np.array(["no", "yes"]),
-        np.array([True, False]),
-        [np.array([[-0.5, -1.2]]), np.array([[-0.1, -2.3, -4.0]])],
-        ("a", 1),
-        {"ham": 0.2, "spam": 0.8},
-    ],
-)
-def test_sealed_values_round_trip_exactly(value):
-    key = values.seal(value)
-    assert key.isascii() and "\n" not in key
-    back = exercises.sealed(key)
-    assert repr(back) == repr(value) or (
-        isinstance(value, list)
-        and all(np.array_equal(a, b) for a, b in zip(back, value, strict=True))
+def test_the_self_check_never_says_correct(capsys):
+    spec = {"kind": "number", "digits": 6, "salt": "s"}
+    line = verdict(capsys, exercises.self_check, "8.1", lambda: 0.25, **spec)
+    assert line == "Exercise 8.1: looks plausible, graded on hand-in (1 point)"
+    line = verdict(capsys, exercises.self_check, "8.1", lambda: ..., **spec)
+    assert line.startswith("Exercise 8.1: not attempted")
+
+
+def test_the_self_check_names_a_known_mistake_by_its_fingerprint(capsys):
+    mark = answers.fingerprint(5 / 11, "salt", 6)
+    spec = {"kind": "number", "digits": 6, "salt": "salt", "mistakes": {"forgot alpha": mark}}
+    assert hint(capsys, exercises.self_check, "8.1", lambda: 5 / 11, **spec) == "forgot alpha"
+    assert hint(capsys, exercises.self_check, "8.1", lambda: 0.4545454, **spec) == "forgot alpha"
+    line = verdict(capsys, exercises.self_check, "8.1", lambda: 0.4545, **spec)
+    assert "plausible" in line
+    assert answers.fingerprint(5 / 11, "other salt", 6) != mark
+
+
+def test_the_self_check_reports_format_problems(capsys):
+    def check(answer, **spec):
+        return hint(capsys, exercises.self_check, "8.2", lambda: answer, **spec)
+
+    assert check([0.2, 0.7], kind="probabilities", shape=(2,)).startswith(
+        "your probabilities sum to 0.9"
     )
+    assert check([[0.2, 0.8]], kind="probabilities", shape=(2,)) == (
+        "your answer has shape (1, 2), expected (2,)"
+    )
+    assert check([-0.2, 1.2], kind="probabilities", shape=(2,)).startswith(
+        "probabilities cannot be negative"
+    )
+    assert check("0.5", kind="number") == "expected a number, got str"
+    assert check(float("nan"), kind="number").startswith("your answer is NaN")
+    assert check(107.5, kind="number", integer=True) == "expected a whole number"
+    assert check(["yes"], kind="label", label_type="str").startswith("expected one label")
+    assert check(True, kind="label", label_type="str").startswith("expected a label of type str")
+    assert check(nbcore.MultinomialNB, kind="attribute", attribute="classes_").startswith(
+        "that is the class itself"
+    )
+    assert check(
+        nbcore.GaussianNB(), kind="attribute", attribute="classes_", estimator="CategoricalNB"
+    ) == ("expected a fitted CategoricalNB, got GaussianNB")
+
+
+def test_an_answer_cell_that_failed_gives_a_verdict_not_a_traceback(capsys):
+    def failed_answer():
+        return lse  # noqa: F821 - the answer cell raised before assigning it
+
+    failed_answer.__name__ = "<lambda>"
+    line = hint(capsys, exercises.self_check, "8.1", failed_answer, kind="number")
+    assert line.startswith("lse is not defined: run your answer cell")
+
+
+def test_variants_are_reproducible_per_exercise_and_none_in_the_book():
+    try:
+        assert exercises.variant_rng("8.1") is None
+        exercises.use_variant(12345)
+        first = exercises.variant_rng("8.1").integers(0, 10**9, size=3)
+        again = exercises.variant_rng("8.1").integers(0, 10**9, size=3)
+        other = exercises.variant_rng("8.2").integers(0, 10**9, size=3)
+        assert first.tolist() == again.tolist() != other.tolist()
+        with pytest.raises(ValueError, match="seed must be"):
+            exercises.use_variant(-1)
+    finally:
+        exercises.use_variant(None)
 
 
 def test_record_mode_writes_the_expected_values(tmp_path, monkeypatch, capsys):
@@ -375,6 +413,7 @@ def test_record_mode_writes_the_expected_values(tmp_path, monkeypatch, capsys):
     exercises.check_label("8.2", "no", expected="yes")
     entries = [json.loads(line) for line in record.read_text().splitlines()]
     assert [e["exercise"] for e in entries] == ["8.1", "8.2"]
-    assert exercises.sealed(entries[0]["expected"]) == 0.5
+    assert answers.decode(entries[0]["expected"]) == 0.5
+    assert entries[0]["kind"] == "number" and entries[0]["variant"] is None
     assert entries[1]["line"].startswith("Exercise 8.2: not yet")
     capsys.readouterr()

@@ -2,13 +2,15 @@
 
 Command line (from the repository's root)::
 
-    python -m nbcore.classroom student [book] [--out _build/student]
-    python -m nbcore.classroom grade PATH... [--solutions book] [--timeout 60] [--csv FILE]
+    python -m nbcore.classroom student [book] [--out _build/student] [--roster roster.csv]
+    python -m nbcore.classroom grade PATH... [--solutions book] [--jobs N] [--out FOLDER]
 
-The exercise format they read is described in :mod:`nbcore.exercises`. The submodules:
-``markup`` (reading the format), ``values`` (answers as data), ``student`` (student copies),
+The exercise format they read is described in :mod:`nbcore.exercises`; answers cross between
+processes as data (:mod:`nbcore.answers`). The submodules: ``markup`` (reading the format),
+``prose`` (book markdown to plain markdown), ``variants`` (roster, course secret, seeds),
+``student`` (student copies), ``sandbox`` and ``driver`` (running student code in bubblewrap),
 ``grading`` (grading), ``nbval_report`` (the pytest plugin the grader loads). They are
-imported on first use, so that a check cell in a student's kernel loads only ``values``.
+imported on first use.
 """
 
 import importlib
@@ -24,6 +26,7 @@ _EXPORTS = {
         "format_report",
         "grade",
         "write_gradebook",
+        "write_gradebooks",
     ],
     "markup": ["Exercise", "ExerciseFormatError", "find_exercises"],
     "student": ["make_student_copies", "student_copy"],

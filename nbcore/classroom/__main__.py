@@ -1,12 +1,15 @@
 """``python -m nbcore.classroom student|grade ...``: student copies and grading."""
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-from nbcore.classroom.grading import GradingError, format_report, grade, write_gradebook
+from nbcore.classroom.grading import GradingError, format_report, grade, write_gradebooks
 from nbcore.classroom.markup import ExerciseFormatError
+from nbcore.classroom.sandbox import Limits
 from nbcore.classroom.student import make_student_copies
+from nbcore.classroom.variants import VariantError, read_secret
 
 
 def _parser():
@@ -17,13 +20,19 @@ def _parser():
     commands = parser.add_subparsers(dest="command", required=True)
 
     student = commands.add_parser(
-        "student", help="write student copies: solutions removed, answer cells in their place"
+        "student", help="write student copies: solutions and expected values removed"
     )
     student.add_argument(
         "sources", nargs="*", default=["book"], help="chapter notebooks or folders (default: book)"
     )
     student.add_argument(
         "--out", default="_build/student", help="output folder (default: _build/student)"
+    )
+    student.add_argument(
+        "--roster", help="CSV of student ids: one copy per student, on the student's variant"
+    )
+    student.add_argument(
+        "--secret-file", help="file holding the course secret (else NBCORE_COURSE_SECRET)"
     )
 
     grader = commands.add_parser(
@@ -37,11 +46,27 @@ def _parser():
         "--timeout", type=float, default=60, help="seconds each student cell may run (60)"
     )
     grader.add_argument(
-        "--csv",
-        help="gradebook CSV to write (default: gradebook.csv in the first folder graded)",
+        "--budget", type=float, default=900, help="seconds one submission may run in all (900)"
     )
     grader.add_argument(
-        "--jobs", type=int, default=2, help="parallel nbval workers for the checks (2)"
+        "--memory", type=float, default=4, help="GiB of address space per submission (4)"
+    )
+    grader.add_argument(
+        "--out", help="folder of the gradebooks (default: the folder graded, if one)"
+    )
+    grader.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="submissions graded at once (default: the number of cores)",
+    )
+    grader.add_argument(
+        "--secret-file", help="file holding the course secret (else NBCORE_COURSE_SECRET)"
+    )
+    grader.add_argument(
+        "--unsandboxed",
+        action="store_true",
+        help="run student code without bubblewrap, with your rights (trusted work only)",
     )
     return parser
 
@@ -50,27 +75,44 @@ def main(argv=None):
     args = _parser().parse_args(argv)
     try:
         if args.command == "student":
-            make_student_copies(args.sources, args.out)
+            secret = read_secret(args.secret_file, required=args.roster is not None)
+            make_student_copies(args.sources, args.out, roster=args.roster, secret=secret)
             return 0
+        secret = read_secret(args.secret_file)
+        folders = [Path(path) for path in args.paths if Path(path).is_dir()]
+        out = Path(args.out) if args.out else (folders[0] if folders else None)
+        interactive = sys.stderr.isatty()
+
+        def progress(message):
+            end = "\r" if interactive else "\n"
+            print(message, end=end, file=sys.stderr, flush=True)
+
         results = grade(
             args.paths,
             solutions=args.solutions,
             timeout=args.timeout,
+            budget=args.budget,
             jobs=args.jobs,
-            log=lambda message: print(message, file=sys.stderr),
+            secret=secret,
+            unsandboxed=args.unsandboxed,
+            limits=Limits(memory_bytes=int(args.memory * 1024**3)),
+            out=out,
+            log=lambda message: None,
+            progress=progress,
         )
-    except (ExerciseFormatError, GradingError) as error:
+    except (ExerciseFormatError, GradingError, VariantError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    folders = [Path(path) for path in args.paths if Path(path).is_dir()]
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
     base = folders[0] if len(folders) == 1 and len(args.paths) == 1 else None
     for result in results:
         print(format_report(result, base))
         print()
-    csv_path = args.csv or (folders[0] / "gradebook.csv" if folders else None)
-    if csv_path:
-        gradebook, details = write_gradebook(results, csv_path, base)
-        print(f"gradebook: {gradebook} (details: {details})")
+    if out is not None:
+        written, details = write_gradebooks(results, out, base)
+        names = ", ".join(str(path) for path in written)
+        print(f"gradebooks: {names} (details: {details})")
     return 0
 
 

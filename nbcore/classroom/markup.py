@@ -29,7 +29,7 @@ CHECKS = {
     "check_attribute": "attribute",
     "check_label": "label",
 }
-ROLES = ("solution", "check", "answer")
+ROLES = ("solution", "check", "answer", "data")
 _ID = re.compile(r"^[0-9A-Za-z]+(\.[0-9A-Za-z]+)*$")
 
 
@@ -50,6 +50,7 @@ class Exercise:
     solution_cells: list = field(default_factory=list)
     expected_span: tuple = None  # (start line, start col, end line, end col) in the check source
     check_qualifier: str = "exercises"
+    data_cells: list = field(default_factory=list)  # cells that draw the exercise's variant
 
     @property
     def max_points(self):
@@ -218,6 +219,7 @@ def _read_check(cell, index, exercise):
 def find_exercises(nb):
     """The exercises of a notebook, in order; raises ExerciseFormatError on a broken rule."""
     exercises = {}
+    data = {}
     order = []
     open_exercise = None  # the exercise whose solution started and whose check has not come
     for index, cell in enumerate(nb.cells):
@@ -230,6 +232,21 @@ def find_exercises(nb):
                 )
             continue
         role = _role(cell, index, exercise)
+        if role == "data":
+            if cell.cell_type != "code" or f"variant_rng({exercise!r})" not in cell.source.replace(
+                '"', "'"
+            ):
+                raise ExerciseFormatError(
+                    f"cell {index} (exercise {exercise}): a data cell is code that draws its "
+                    f"numbers from exercises.variant_rng('{exercise}')"
+                )
+            if open_exercise is not None or exercise in exercises:
+                raise ExerciseFormatError(
+                    f"cell {index}: the data cell of exercise {exercise} must come before its "
+                    "solution, outside any other exercise"
+                )
+            data.setdefault(exercise, []).append(index)
+            continue
         if role in ("solution", "answer"):
             if exercise in exercises and exercises[exercise]["check"] is not None:
                 raise ExerciseFormatError(
@@ -286,8 +303,11 @@ def find_exercises(nb):
                 solution_cells=entry["solutions"],
                 expected_span=span,
                 check_qualifier=qualifier,
+                data_cells=data.pop(exercise, []),
             )
         )
+    if data:
+        raise ExerciseFormatError(f"a data cell for exercise {sorted(data)[0]}, which has no check")
     return result
 
 

@@ -44,6 +44,7 @@ def pytest_runtest_makereport(item, call):
         "cell": item.cell_num,
         "exercise": cell.metadata.get("exercise"),
         "role": cell.metadata.get("role"),
+        "submission": cell.metadata.get("submission"),
         "when": report.when,
         "outcome": report.outcome,
         "stdout": _text(outputs, "stdout"),

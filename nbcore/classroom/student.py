@@ -1,23 +1,30 @@
-"""Student copies: the chapter with every solution taken out and an answer cell in its place.
+"""Student copies: the chapter with every solution and every expected value taken out.
 
 The book's notebooks are the source of truth; a student copy is generated from one and never
 edited by hand. In the copy
 
 * every solution cell (code or markdown) is gone, source, outputs and metadata: nothing of it
-  remains in the file;
-* an answer cell stands where the solution was, ``answer = ...`` under a comment that says
-  what to do, marked ``exercise: '6.1'``, ``role: answer``;
-* the check cell stays, read-only, with the verdict "correct" stored as its output (so
-  ``pytest --nbval`` on a finished copy passes); its expected value is sealed
-  (:func:`nbcore.exercises.sealed`) instead of written out;
-* the other cells keep their outputs. A chapter in which a later cell uses a name that only a
-  solution defines is refused (its output would give the solution away).
+  remains in the file; an answer cell stands in its place, ``answer = ...`` under a comment
+  that says what to do, marked ``exercise: '6.1'``, ``role: answer``;
+* each check cell is replaced by a *self-check* (:func:`nbcore.exercises.self_check`) that
+  holds no expected value: the answer's kind, shape and type, and the salted fingerprints of
+  the wrong values the known mistakes give. It has no stored output (a fresh copy shows no
+  verdict), and it says "looks plausible, graded on hand-in" rather than "correct";
+* an exercise's data cells (``role: data``) stay, without their outputs; a copy made for one
+  student of a roster (``--roster``) starts its exercises with that student's variant,
+  ``exercises.use_variant(seed)``, and records the student's id in its metadata;
+* the markdown reads as prose (:mod:`nbcore.classroom.prose`): glued numbers filled in,
+  references resolved, book-only sentences replaced; the other cells keep their outputs. A
+  chapter in which a later cell uses a name that only a solution defines is refused.
 
-To seal the expected values, the chapter runs once in a kernel that records them; every check
-must say "correct" there, or the copy is refused.
+To build the self-checks the chapter runs once in a kernel that records, for each exercise,
+the expected value and the known mistakes' values (on the instructor's machine only); every
+check must say "correct" there, on the book's numbers and on every student's variant, or the
+copy is refused.
 """
 
 import copy
+import hashlib
 import json
 import os
 import re
@@ -27,27 +34,25 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+from nbcore.answers import decode, fingerprint, significant_digits
 from nbcore.classroom.markup import ExerciseFormatError, find_exercises, solution_leaks
-from nbcore.exercises import CORRECT, RECORD_ENV, verdict_line
+from nbcore.classroom.prose import STUDENT_NOTE, figure_positions, glued_values, render_markdown
+from nbcore.classroom.variants import read_roster, student_seed
+from nbcore.exercises import CORRECT, RECORD_ENV, _label_kind, verdict_line
 
 __all__ = [
     "chapter_sources",
     "read_chapter",
     "placeholder_source",
     "record_expected",
+    "self_check_source",
     "student_copy",
     "make_student_copies",
 ]
 
 CHAPTER = re.compile(r"^\d\d_[A-Za-z0-9_-]+$")
 KERNEL = "python3"
-
-NOTE = (
-    "**Student copy.** Each exercise below has an answer cell (`your answer`): replace the "
-    "`...` with your code, then run the check cell under it, which says *correct*, *not yet* "
-    "(with a hint) or *not attempted*. Write your answer in that cell (add cells just below it "
-    "if you need them), keep the names it uses, and hand in this notebook as it is."
-)
+NOTE = STUDENT_NOTE
 
 
 def chapter_sources(paths):
@@ -103,12 +108,39 @@ def _cell_id(prefix, exercise_id):
     return f"{prefix}-{exercise_id.replace('.', '-')}"[:64]
 
 
-def record_expected(nb, cwd, timeout=600):
-    """Run the notebook once and return {exercise: (sealed expected, verdict line)}."""
+# The book's `glue` (myst-nb) records numbers for the prose; a copy's prose has them filled in,
+# so the copy defines a stand-in and needs no myst-nb (nor Sphinx) on a student's machine.
+GLUE_IMPORT = re.compile(r"^from myst_nb import glue[ \t]*$", re.MULTILINE)
+GLUE_STAND_IN = (
+    "def glue(name, value, display=True):  # the book's glue: here it only shows the value\n"
+    "    if display:\n"
+    "        from IPython.display import display as show\n"
+    "\n"
+    "        show(value)"
+)
+
+
+def variant_source(qualifier, student, seed):
+    return (
+        f"# Your own numbers for the exercises: this copy was made for {student}.\n"
+        f"{qualifier}.use_variant({seed})"
+    )
+
+
+# --------------------------------------------------------------------------- recording
+
+
+def record_expected(nb, cwd, exercises, variants=(), timeout=600):
+    """Run the chapter and record each check: {variant seed or None: {exercise: entry}}.
+
+    The chapter runs once on the book's numbers; then, in the same kernel, the exercises
+    (their data, solution and check cells) run again for each seed of ``variants``.
+    """
+    first = min(min(ex.data_cells + ex.solution_cells) for ex in exercises)
+    qualifier = exercises[0].check_qualifier
     with tempfile.TemporaryDirectory() as tmp:
         record = Path(tmp) / "expected.jsonl"
         record.touch()
-        env = dict(os.environ, **{RECORD_ENV: str(record)})
         client = NotebookClient(
             copy.deepcopy(nb),
             timeout=timeout,
@@ -116,18 +148,102 @@ def record_expected(nb, cwd, timeout=600):
             allow_errors=False,
             resources={"metadata": {"path": str(cwd)}},
         )
-        client.execute(env=env)
+        env = dict(os.environ, **{RECORD_ENV: str(record)})
+        with client.setup_kernel(env=env):
+            for index, cell in enumerate(client.nb.cells):
+                client.execute_cell(cell, index)
+            for seed in variants:
+                cell = nbformat.v4.new_code_cell(f"{qualifier}.use_variant({seed})")
+                client.execute_cell(cell, 0)
+                for index in range(first, len(client.nb.cells)):
+                    cell = copy.deepcopy(client.nb.cells[index])
+                    client.execute_cell(cell, index)
         entries = [json.loads(line) for line in record.read_text().splitlines() if line]
-    return {entry["exercise"]: (entry["expected"], entry["line"]) for entry in entries}
+    recorded = {}
+    for entry in entries:
+        recorded.setdefault(entry["variant"], {})[entry["exercise"]] = entry
+    return recorded
 
 
-def _replace_span(source, span, text):
-    """Replace the (line, byte column) span of an ast node in ``source`` with ``text``."""
-    lines = source.encode("utf-8").split(b"\n")
-    start_line, start_col, end_line, end_col = span
-    head = b"\n".join(lines[: start_line - 1] + [lines[start_line - 1][:start_col]])
-    tail = b"\n".join([lines[end_line - 1][end_col:]] + lines[end_line:])
-    return (head + text.encode("utf-8") + tail).decode("utf-8")
+def _salt(chapter, exercise, student):
+    text = f"nbcore-self-check|{chapter}|{exercise.id}|{student or ''}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _whole(value):
+    """Whether every number in ``value`` is a whole number (such values can be enumerated)."""
+    import numpy as np
+
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return True
+    return bool(np.all(np.isfinite(array)) and np.all(array == np.round(array)))
+
+
+def self_check_spec(exercise, entry, salt, cache=None):
+    """The keyword arguments of the self-check of one exercise, from its recorded entry."""
+    import numpy as np
+
+    expected = decode(entry["expected"])
+    spec = {"kind": entry["kind"], "points": entry["points"]}
+    kind = entry["kind"]
+    if kind == "label":
+        spec["label_type"] = _label_kind(np.asarray(expected).item())
+        return spec  # a label's mistakes name the other labels: no fingerprints
+    if kind == "attribute":
+        spec["attribute"] = entry["attribute"]
+        if entry.get("estimator"):
+            spec["estimator"] = entry["estimator"]
+    try:
+        array = np.asarray(expected, dtype=float)
+    except (TypeError, ValueError):
+        return spec
+    if kind == "number":
+        if _whole(array):
+            spec["integer"] = True
+        if not np.isfinite(array).all():
+            spec["finite"] = False
+    else:
+        spec["shape"] = tuple(array.shape)
+    if _whole(array):
+        return spec  # whole numbers can be enumerated: their mistakes stay with the grader
+    digits = significant_digits(entry["rtol"])
+    cache = {} if cache is None else cache
+
+    def mark(value):
+        key = (json.dumps(value, sort_keys=True), salt, digits)
+        if key not in cache:
+            cache[key] = fingerprint(decode(value), salt, digits)
+        return cache[key]
+
+    own = mark(entry["expected"])
+    mistakes = {}
+    for hint, wrong in entry["mistakes"]:
+        found = mark(wrong)
+        if found is not None and found != own:
+            mistakes[hint] = found
+    if mistakes:
+        spec.update(digits=digits, salt=salt, mistakes=mistakes)
+    return spec
+
+
+def self_check_source(exercise, spec):
+    """The source of a copy's check cell."""
+    arguments = [f"    {exercise.id!r}", f"    lambda: {exercise.answer_name}"]
+    for key, value in spec.items():
+        if key == "mistakes":
+            items = "".join(f"        {hint!r}: {mark!r},\n" for hint, mark in value.items())
+            arguments.append(f"    mistakes={{\n{items}    }}")
+        else:
+            arguments.append(f"    {key}={value!r}")
+    return (
+        f"# Checks the form of your answer and the known mistakes; graded on hand-in.\n"
+        f"{exercise.check_qualifier}.self_check(\n" + ",\n".join(arguments) + ",\n)"
+    )
+
+
+# --------------------------------------------------------------------------- the copy
 
 
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
@@ -164,10 +280,16 @@ def _keep_shown_widgets(nb):
         del state[model_id]
 
 
-def student_copy(nb, exercises, sealed_values, chapter):
-    """The student copy of ``nb`` (a new notebook; ``nb`` is not changed)."""
+def student_copy(nb, exercises, specs, chapter, student=None, seed=None):
+    """The student copy of ``nb`` (a new notebook; ``nb`` is not changed).
+
+    ``specs``: {exercise: keyword arguments of its self-check} (see :func:`self_check_spec`).
+    """
     solution_of = {i: ex for ex in exercises for i in ex.solution_cells}
     check_of = {ex.check_cell: ex for ex in exercises}
+    data_cells = {i for ex in exercises for i in ex.data_cells}
+    first_data = min(data_cells) if data_cells else None
+    values, figures = glued_values(nb), figure_positions(nb)
     cells = [nbformat.v4.new_markdown_cell(NOTE, id="student-copy-note")] if exercises else []
     count = 0
     for index, cell in enumerate(nb.cells):
@@ -182,35 +304,69 @@ def student_copy(nb, exercises, sealed_values, chapter):
                     )
                 )
             continue
+        if index == first_data and seed is not None:
+            cells.append(
+                nbformat.v4.new_code_cell(
+                    variant_source(exercises[0].check_qualifier, student, seed),
+                    id="student-variant",
+                    metadata={"role": "variant", "editable": False, "deletable": False},
+                )
+            )
         cell = copy.deepcopy(cell)
         cell.metadata.pop("execution", None)
+        if cell.cell_type == "markdown":
+            cell.source = render_markdown(cell.source, values, figures, index)
+        elif cell.cell_type == "code":
+            cell.source = GLUE_IMPORT.sub(GLUE_STAND_IN, cell.source)
         if index in check_of:
             exercise = check_of[index]
-            key = sealed_values[exercise.id]
-            sealed = f'{exercise.check_qualifier}.sealed("{key}")'
-            cell.source = _replace_span(cell.source, exercise.expected_span, sealed)
+            cell.source = self_check_source(exercise, specs[exercise.id])
             cell.metadata.update(editable=False, deletable=False)
-            line = verdict_line(exercise.id, CORRECT, exercise.points)
-            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=line + "\n")]
+            cell.outputs, cell.execution_count = [], None
+        if index in data_cells:
+            cell.outputs, cell.execution_count = [], None
         if cell.cell_type == "code":
-            if cell.execution_count is not None or index in check_of:
+            if cell.execution_count is not None:
                 count += 1
                 cell.execution_count = count
             for output in cell.outputs:
                 if "execution_count" in output:
                     output["execution_count"] = cell.execution_count
         cells.append(cell)
-    student = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(nb.metadata))
-    _keep_shown_widgets(student)
-    student.metadata.pop("jupytext", None)
-    student.metadata["nbcore"] = {"chapter": chapter, "copy": "student"}
-    return student
+    student_nb = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(nb.metadata))
+    _keep_shown_widgets(student_nb)
+    student_nb.metadata.pop("jupytext", None)
+    student_nb.metadata["nbcore"] = {"chapter": chapter, "copy": "student"}
+    if student is not None:
+        student_nb.metadata["nbcore"]["student"] = student
+    return student_nb
 
 
-def make_student_copies(paths, out_dir, timeout=600, log=print):
-    """Write ``out_dir/NN_slug.ipynb`` for every chapter among ``paths``; return the paths."""
+def _checked(source, exercises, recorded):
+    """The recorded entries, after checking that every solution passes its own check."""
+    for exercise in exercises:
+        if exercise.id not in recorded:
+            raise ExerciseFormatError(f"{source}: the check of {exercise.id} did not run")
+        line = recorded[exercise.id]["line"]
+        if line != verdict_line(exercise.id, CORRECT, exercise.points):
+            raise ExerciseFormatError(
+                f"{source}: the solution of exercise {exercise.id} fails its own check: {line}"
+            )
+    return recorded
+
+
+def make_student_copies(paths, out_dir, timeout=600, log=print, roster=None, secret=None):
+    """Write the student copies of every chapter among ``paths``; return their paths.
+
+    Without a roster: ``out_dir/NN_slug.ipynb``, on the book's numbers. With a roster (a CSV
+    of student ids) and the course secret: ``out_dir/<student>/NN_slug.ipynb``, each on its
+    student's variant.
+    """
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    students = read_roster(roster) if roster is not None else []
+    if students and secret is None:
+        raise ExerciseFormatError("per-student copies need the course secret")
+    seeds = {student: student_seed(secret, student) for student in students}
     written = []
     for source in chapter_sources(paths):
         nb = read_chapter(source)
@@ -218,22 +374,33 @@ def make_student_copies(paths, out_dir, timeout=600, log=print):
         leaks = solution_leaks(nb, exercises)
         if leaks:
             raise ExerciseFormatError(f"{source}: " + "; ".join(leaks))
-        sealed_values = {}
+        varies = any(ex.data_cells for ex in exercises)
+        recorded = {}
         if exercises:
-            recorded = record_expected(nb, source.parent.resolve(), timeout)
-            for exercise in exercises:
-                if exercise.id not in recorded:
-                    raise ExerciseFormatError(f"{source}: the check of {exercise.id} did not run")
-                key, line = recorded[exercise.id]
-                if line != verdict_line(exercise.id, CORRECT, exercise.points):
-                    raise ExerciseFormatError(
-                        f"{source}: the solution of exercise {exercise.id} fails its own "
-                        f"check: {line}"
-                    )
-                sealed_values[exercise.id] = key
-        student = student_copy(nb, exercises, sealed_values, source.stem)
-        target = out_dir / f"{source.stem}.ipynb"
-        nbformat.write(student, target)
-        written.append(target)
-        log(f"wrote {target} ({len(exercises)} exercises)")
+            variants = list(seeds.values()) if varies else []
+            recorded = record_expected(nb, source.parent.resolve(), exercises, variants, timeout)
+        cache = {}
+
+        targets = [(None, None, out_dir)] if not students else []
+        targets += [(s, seeds[s], out_dir / s) for s in students]
+        for student, seed, folder in targets:
+            variant = seed if varies else None
+            specs = {}
+            if exercises:
+                entries = _checked(source, exercises, recorded.get(variant, {}))
+                for ex in exercises:
+                    salt = _salt(source.stem, ex, student if ex.data_cells else None)
+                    specs[ex.id] = self_check_spec(ex, entries[ex.id], salt, cache)
+            copy_nb = student_copy(nb, exercises, specs, source.stem, student, variant)
+            folder.mkdir(parents=True, exist_ok=True)
+            target = folder / f"{source.stem}.ipynb"
+            nbformat.write(copy_nb, target)
+            written.append(target)
+        where = out_dir if not students else f"{out_dir}/<student>"
+        log(
+            f"wrote {where}/{source.stem}.ipynb ({len(exercises)} exercises"
+            + (f", {len(students)} students" if students else "")
+            + (", per-student variants" if students and varies else "")
+            + ")"
+        )
     return written

@@ -1,4 +1,4 @@
-"""nbcore.classroom.values: an answer judged after crossing kernels gets the same verdict."""
+"""nbcore.answers: an answer judged after crossing processes gets the same verdict."""
 
 import json
 
@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import nbcore
+from nbcore import answers as values
 from nbcore import exercises
-from nbcore.classroom import values
 
 X = np.array([[0, 2, 0], [1, 3, 0], [0, 1, 1], [3, 0, 2], [2, 1, 3]])
 y = np.array(["ham", "ham", "ham", "spam", "spam"])
@@ -32,11 +32,9 @@ class Pretender:
 
 def _crossed(answer, attribute, tmp_path):
     """The answer after the grader's export (student kernel) and load (checking kernel)."""
-    path = tmp_path / "answer.json"
-    values.export(path, lambda: answer, attribute=attribute)
-    text = path.read_text()
+    text = values.export_text(lambda: answer, attribute=attribute)
     json.loads(text)  # plain JSON, nothing executable
-    return values.load(text)
+    return values.loads(text)
 
 
 CASES = [
@@ -98,13 +96,10 @@ def test_same_verdict_for_estimators(index, tmp_path, capsys):
 
 
 def test_undefined_answer_is_reported_by_name(tmp_path, capsys):
-    path = tmp_path / "answer.json"
-
     def getter():
         return undefined_name  # noqa: F821 - the student never assigned it
 
-    values.export(path, getter)
-    exercises.check_number("1.3", values.load(path.read_text()), expected=1.0)
+    exercises.check_number("1.3", values.loads(values.export_text(getter)), expected=1.0)
     assert capsys.readouterr().out == (
         "Exercise 1.3: not yet — hint: your code does not define undefined_name: "
         "store your answer in undefined_name\n"
@@ -118,8 +113,39 @@ def test_decoding_never_runs_code():
         values.decode({"$": "pickle", "data": "gASV"})
 
 
-def test_oversized_answer_is_refused(tmp_path, capsys):
-    path = tmp_path / "answer.json"
-    values.export(path, lambda: np.zeros(1_000_000))
-    exercises.check_array("1.4", values.load(path.read_text()), expected=[0.0])
+def test_oversized_answer_is_refused(capsys):
+    text = values.export_text(lambda: np.zeros(1_000_000))
+    exercises.check_array("1.4", values.loads(text), expected=[0.0])
     assert "too large" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="more than the"):
+        values.loads("[" * 10 + "0" * values.MAX_ANSWER_BYTES)
+
+
+@pytest.mark.parametrize(
+    "crafted",
+    [
+        '{"$": "ndarray", "dtype": "<f8", "shape": [1000000000], "flat": [1.0]}',
+        '{"$": "ndarray", "dtype": "V100000000", "shape": [1], "data": [0]}',
+        '{"$": "ndarray", "dtype": "<i8", "shape": [-1], "data": [1]}',
+        '{"$": "float", "value": "__import__"}',
+        '{"$": "list", "items": ' + "[" * 5000 + "]" * 5000 + "}",
+        '{"$": "estimator", "type": "X", "params": 1, "attributes": 2}',
+        "[1, 2]",
+        "not json",
+    ],
+)
+def test_crafted_answers_are_refused_with_a_value_error(crafted):
+    with pytest.raises(ValueError):
+        values.loads(crafted)
+
+
+def test_answers_and_exercises_import_no_classroom_code():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, nbcore.exercises, nbcore.answers; "
+        "print(sorted(m for m in sys.modules if m.startswith('nbcore.classroom')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.strip() == "[]", done.stderr

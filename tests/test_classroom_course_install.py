@@ -1,0 +1,148 @@
+"""Student copies run with exactly ``pip install ".[course]"``: nothing of the book's build.
+
+A fresh virtual environment with that install takes minutes to create, so the test emulates
+it in this one: it computes the set of distributions that ``nbcore[course]`` pulls in (from
+the installed packages' metadata), and
+
+* checks that every import of every chapter's student copy is of the standard library or of
+  those distributions (no myst-nb, Sphinx, jupytext, pytest, ...);
+* executes chapter 8's student copy in a kernel in which importing any other module fails.
+"""
+
+import ast
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from nbcore.classroom.markup import find_exercises, python_source
+from nbcore.classroom.student import (
+    chapter_sources,
+    make_student_copies,
+    read_chapter,
+    student_copy,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+BLOCKER = """
+import importlib.abc, importlib.machinery, sys
+
+ALLOWED = set({allowed!r})
+
+
+class Missing(importlib.abc.Loader):
+    def create_module(self, spec):
+        raise ModuleNotFoundError(f"{{spec.name}} is not installed by nbcore[course]")
+
+    def exec_module(self, module):
+        pass
+
+
+class CourseOnly(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        top = name.partition(".")[0]
+        if top in ALLOWED or top in sys.stdlib_module_names or top.startswith("_"):
+            return None
+        return importlib.machinery.ModuleSpec(name, Missing())
+
+
+sys.meta_path.insert(0, CourseOnly())
+"""
+
+
+def course_distributions():
+    """Canonical names of the distributions that nbcore[course] installs."""
+    seen, todo = set(), [("nbcore", ("course",))]
+    while todo:
+        name, extras = todo.pop()
+        key = (canonicalize_name(name), extras)
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            requirements = metadata.distribution(name).requires or []
+        except metadata.PackageNotFoundError:
+            continue
+        for text in requirements:
+            requirement = Requirement(text)
+            environments = [{"extra": extra} for extra in extras] or [{"extra": ""}]
+            if requirement.marker and not any(
+                requirement.marker.evaluate(env) for env in environments
+            ):
+                continue
+            todo.append((requirement.name, tuple(sorted(requirement.extras))))
+    return {name for name, _ in seen}
+
+
+def course_modules():
+    distributions = course_distributions()
+    modules = {
+        module
+        for module, owners in metadata.packages_distributions().items()
+        if any(canonicalize_name(owner) in distributions for owner in owners)
+    }
+    return modules | {"nbcore"}
+
+
+def test_the_course_extra_is_small_and_excludes_the_book_build():
+    distributions = course_distributions()
+    for needed in ("nbcore", "numpy", "pandas", "matplotlib", "scikit-learn", "ipywidgets"):
+        assert needed in distributions
+    for excluded in ("myst-nb", "sphinx", "jupyter-book", "jupytext", "nbval", "pytest"):
+        assert excluded not in distributions
+
+
+def _imports(source):
+    tree = ast.parse(python_source(source))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            yield node.module.partition(".")[0]
+
+
+def test_every_copy_imports_only_what_the_course_extra_installs():
+    allowed = course_modules() | set(sys.stdlib_module_names)
+    for source in chapter_sources([ROOT / "book"]):
+        nb = read_chapter(source)
+        found = find_exercises(nb)
+        copy = student_copy(nb, found, {e.id: {"kind": e.kind} for e in found}, source.stem)
+        imported = {
+            module
+            for cell in copy.cells
+            if cell.cell_type == "code"
+            for module in _imports(cell.source)
+        }
+        assert imported <= allowed, (source.name, sorted(imported - allowed))
+
+
+def test_chapter_8s_copy_runs_with_only_the_course_extra(tmp_path):
+    (path,) = make_student_copies(
+        [ROOT / "book" / "08_numerics.ipynb"], tmp_path / "copy", log=lambda message: None
+    )
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(BLOCKER.format(allowed=sorted(course_modules())))
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb, kernel_name="python3", timeout=600, resources={"metadata": {"path": str(tmp_path)}}
+    )
+    import os
+
+    env = dict(os.environ, PYTHONPATH=str(site))
+    client.execute(env=env)  # raises on the first cell that fails
+    checks = [c for c in nb.cells if c.metadata.get("role") == "check"]
+    texts = ["".join(o.get("text", "") for o in c.outputs) for c in checks]
+    assert len(texts) == 3 and all("not attempted" in text for text in texts)
+    probe = NotebookClient(
+        nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import myst_nb")]),
+        kernel_name="python3",
+        allow_errors=True,
+    )
+    probe.execute(env=env)
+    assert "not installed by nbcore[course]" in str(probe.nb.cells[0].outputs)
