@@ -94,7 +94,7 @@ lab: system $(STAMP)
 		--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate \
 		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
-# --- classroom: student copies and grading (nbcore/classroom, format in nbcore/exercises.py) --
+# --- classroom: student copies and grading (nbcore/classroom, format in CONTRIBUTING.md) --
 # Student copies of every chapter: solutions and expected values removed, answer cells in
 # their place. ROSTER=roster.csv: one copy per student, on the student's own variant (needs the
 # course secret: NBCORE_COURSE_SECRET, or SECRET_FILE=path).

@@ -92,12 +92,11 @@ def test_markup_survives_the_myst_round_trip():
 
 
 def _docstring_example():
-    """The complete exercise shown in nbcore.exercises' docstring, as MyST text."""
-    doc = exercises.__doc__
-    start = doc.index("    ### Exercise 6.1")
-    end = doc.index("Rules the tools check")
-    lines = doc[start:end].rstrip().splitlines()
-    return "\n".join(line[4:] for line in lines) + "\n"
+    """The complete exercise shown in CONTRIBUTING.md ("The exercise markup"), as MyST text."""
+    doc = (Path(__file__).resolve().parent.parent / "CONTRIBUTING.md").read_text("utf-8")
+    start = doc.index("````markdown\n### Exercise 6.1") + len("````markdown\n")
+    end = doc.index("````", start)
+    return doc[start:end].rstrip() + "\n"
 
 
 def test_docstring_example_is_canonical_and_valid():
