@@ -20,7 +20,7 @@ help:
 	@echo "make lab      start JupyterLab on the book"
 	@echo "make student  write student copies of the chapters into _build/student"
 	@echo "make grade NB=path   grade one submitted notebook or a folder of them"
-	@echo "make bench    time nbcore against scikit-learn"
+	@echo "make bench    time nbcore against scikit-learn, and grading 50 copies"
 
 install: system $(STAMP) $(JS_STAMP)
 
@@ -44,8 +44,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check nbcore tests benchmarks tools
 	$(BIN)/ruff format --check nbcore tests benchmarks tools
 
+# Estimators against scikit-learn (time and peak memory ratios), then the time to grade 50
+# filled copies of one chapter in the sandbox (benchmarks/grading.py).
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/grading.py --copies 50
 
 clean:
 	rm -rf _build
