@@ -33,6 +33,7 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from traitlets.config import Config
 
 from nbcore.answers import decode, fingerprint, significant_digits
 from nbcore.classroom.markup import ExerciseFormatError, find_exercises, solution_leaks
@@ -145,6 +146,9 @@ def record_expected(nb, cwd, exercises, variants=(), timeout=600):
             copy.deepcopy(nb),
             timeout=timeout,
             kernel_name=KERNEL,
+            # the kernel's sockets are encrypted (CurveZMQ keys from the kernel manager), so it
+            # does not warn that it talks over plain TCP
+            config=Config({"KernelManager": {"transport_encryption": "auto"}}),
             allow_errors=False,
             resources={"metadata": {"path": str(cwd)}},
         )
