@@ -6,15 +6,17 @@ the installed packages' metadata), and
 
 * checks that every import of every chapter's student copy is of the standard library or of
   those distributions (no myst-nb, Sphinx, jupytext, pytest, ...);
-* executes chapter 8's student copy in a kernel in which importing any other module fails.
+* executes every chapter's student copy in a kernel in which importing any other module fails.
 """
 
 import ast
+import os
 import sys
 from importlib import metadata
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
@@ -121,26 +123,38 @@ def test_every_copy_imports_only_what_the_course_extra_installs():
         assert imported <= allowed, (source.name, sorted(imported - allowed))
 
 
-def test_chapter_8s_copy_runs_with_only_the_course_extra(tmp_path):
-    (path,) = make_student_copies(
-        [ROOT / "book" / "08_numerics.ipynb"], tmp_path / "copy", log=lambda message: None
-    )
-    site = tmp_path / "site"
+@pytest.fixture(scope="module")
+def course_only(tmp_path_factory):
+    """Every chapter's student copy, and an environment that imports only nbcore[course]."""
+    tmp = tmp_path_factory.mktemp("course")
+    books = sorted((ROOT / "book").glob("[0-9][0-9]_*.ipynb"))
+    copies = make_student_copies(books, tmp / "copy", log=lambda message: None)
+    site = tmp / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text(BLOCKER.format(allowed=sorted(course_modules())))
-    nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        nb, kernel_name="python3", timeout=600, resources={"metadata": {"path": str(tmp_path)}}
-    )
-    import os
-
     env = dict(os.environ, PYTHONPATH=str(site))
+    return {path.name: path for path in copies}, env, tmp
+
+
+@pytest.mark.parametrize(
+    "chapter", [p.name for p in sorted((ROOT / "book").glob("[0-9][0-9]_*.ipynb"))]
+)
+def test_every_copy_runs_with_only_the_course_extra(course_only, chapter):
+    copies, env, tmp = course_only
+    nb = nbformat.read(copies[chapter], as_version=4)
+    client = NotebookClient(
+        nb, kernel_name="python3", timeout=600, resources={"metadata": {"path": str(tmp)}}
+    )
     client.execute(env=env)  # raises on the first cell that fails
     checks = [c for c in nb.cells if c.metadata.get("role") == "check"]
     texts = ["".join(o.get("text", "") for o in c.outputs) for c in checks]
-    book = nbformat.read(ROOT / "book" / "08_numerics.ipynb", as_version=4)
+    book = nbformat.read(ROOT / "book" / chapter, as_version=4)
     assert len(texts) == len(find_exercises(book))
-    assert all("not attempted" in text for text in texts)
+    assert all("not attempted" in text for text in texts), texts
+
+
+def test_the_blocker_refuses_what_the_course_extra_does_not_install(course_only):
+    _, env, _ = course_only
     probe = NotebookClient(
         nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import myst_nb")]),
         kernel_name="python3",
