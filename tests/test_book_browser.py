@@ -18,15 +18,20 @@ import functools
 import json
 import os
 import shutil
+import sys
 import tempfile
 import threading
 import time
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# the printed edition's tool finds Chromium and serves files quietly; the browser test too
+sys.path.insert(0, str(ROOT / "tools"))
+import build_pdf  # noqa: E402
+
 BUILD = Path(os.environ.get("BOOK_HTML_DIR", ROOT / "_build" / "html"))
 SCREENSHOTS = Path(os.environ.get("BOOK_SCREENSHOT_DIR", ROOT / "_build" / "screenshots"))
 AXE = ROOT / "book-assets" / "test-js" / "axe-core" / "axe.min.js"
@@ -43,26 +48,11 @@ INSTALL_HINT = (
 pytestmark = pytest.mark.browser
 
 
-def _find_chromium():
-    browser = next(
-        (shutil.which(n) for n in ("chromium", "chromium-browser") if shutil.which(n)), None
-    )
-    driver = shutil.which("chromedriver")
-    if driver is None and Path("/usr/lib/chromium/chromedriver").is_file():
-        driver = "/usr/lib/chromium/chromedriver"
-    return browser, driver
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - the signature of the base class
-        pass
-
-
 @pytest.fixture(scope="module")
 def site():
     if not (BUILD / "index.html").is_file():
         pytest.fail(f"no built book in {BUILD}: run `make book` first (make test does)")
-    handler = functools.partial(_QuietHandler, directory=str(BUILD))
+    handler = functools.partial(build_pdf.QuietHandler, directory=str(BUILD))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -73,7 +63,7 @@ def site():
 
 @pytest.fixture(scope="module")
 def driver():
-    browser, chromedriver = _find_chromium()
+    browser, chromedriver = build_pdf.chromium_paths()
     if browser is None or chromedriver is None:
         pytest.fail(INSTALL_HINT)
     # Selenium must not try to download a driver or report statistics.

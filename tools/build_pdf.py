@@ -151,13 +151,19 @@ def build_singlehtml():
     return page.replace(SINGLE / "book.html")
 
 
-def find_chromium():
+def chromium_paths():
+    """(browser, driver): the Chromium and ChromeDriver found on this machine, None if not."""
     browser = next(
         (shutil.which(n) for n in ("chromium", "chromium-browser") if shutil.which(n)), None
     )
     driver = shutil.which("chromedriver")
     if driver is None and Path("/usr/lib/chromium/chromedriver").is_file():
         driver = "/usr/lib/chromium/chromedriver"
+    return browser, driver
+
+
+def find_chromium():
+    browser, driver = chromium_paths()
     if browser is None or driver is None:
         raise SystemExit(
             "make pdf needs Chromium and ChromeDriver: `make install` installs them "
@@ -233,13 +239,15 @@ def chapter_pages(texts, titles):
     return found
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
+class QuietHandler(SimpleHTTPRequestHandler):
+    """Serves files without logging each request."""
+
     def log_message(self, format, *args):  # noqa: A002 - the signature of the base class
         pass
 
 
 def print_pdf(page):
-    handler = functools.partial(_QuietHandler, directory=str(SINGLE))
+    handler = functools.partial(QuietHandler, directory=str(SINGLE))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     profile = tempfile.mkdtemp(prefix="book-pdf-")
