@@ -4,6 +4,7 @@ The estimators call these only at their public entry points (``fit``, ``partial_
 ``predict*``, ``score``). Each error names the parameter, what was expected and what came.
 """
 
+import math
 import numbers
 import warnings
 
@@ -61,8 +62,65 @@ def check_is_fitted(estimator):
 
 
 def check_bool(name, value):
+    """True or False (a Python or NumPy bool; 0 and 1 are refused). Returns a bool."""
     if not isinstance(value, bool | np.bool_):
         raise TypeError(f"{name} must be True or False; got {_kind_of(value)}.")
+    return bool(value)
+
+
+def _interval(low, high, open_low, open_high):
+    """How a message writes the allowed range: "in [0, 1)", ">= 0", "< 1", or ""."""
+    if low is not None and high is not None:
+        left, right = "(" if open_low else "[", ")" if open_high else "]"
+        return f" in {left}{low:g}, {high:g}{right}"
+    if low is not None:
+        return f" {'>' if open_low else '>='} {low:g}"
+    if high is not None:
+        return f" {'<' if open_high else '<='} {high:g}"
+    return ""
+
+
+def _real(name, value, expected, low, high, open_low, open_high):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    number = float(value)
+    too_low = low is not None and (number <= low if open_low else number < low)
+    too_high = high is not None and (number >= high if open_high else number > high)
+    if not math.isfinite(number) or too_low or too_high:
+        interval = _interval(low, high, open_low, open_high)
+        raise ValueError(f"{name} must be {expected}{interval}, got {value}")
+    return number
+
+
+def check_real(name, value, low=None, high=None, *, open_low=False, open_high=False):
+    """A finite real number, optionally within [low, high] (open_low/open_high exclude a bound).
+
+    A TypeError when ``value`` is not a real number (a str, None, a bool: Python counts True as
+    1, the book does not), a ValueError when it is NaN, infinite or out of range. Returns float.
+    """
+    return _real(name, value, "a finite number", low, high, open_low, open_high)
+
+
+def check_probability(name, value, *, open_low=False, open_high=False):
+    """:func:`check_real` on [0, 1], with messages that say "a probability".
+
+    ``open_low`` and ``open_high`` exclude 0 and 1, for a prior or a parameter whose logarithm
+    is taken.
+    """
+    return _real(name, value, "a probability", 0.0, 1.0, open_low, open_high)
+
+
+def check_int(name, value, low=None, high=None):
+    """An integer (a Python or NumPy int, not a bool, not 2.0), optionally low <= value <= high."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        if low is not None and high is not None:
+            expected = f"between {low} and {high}"
+        else:
+            expected = f">= {low}" if low is not None else f"<= {high}"
+        raise ValueError(f"{name} must be an int {expected}, got {value}")
+    return int(value)
 
 
 def check_choice(name, value, options):

@@ -7,7 +7,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from nbcore.widgets._checks import check_bool, check_int, check_probability, check_real
+from nbcore._validation import check_bool, check_int, check_probability, check_real
 
 # --------------------------------------------------------------------------- check_real
 

@@ -18,7 +18,7 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 
-from nbcore.widgets._checks import check_int
+from nbcore._validation import check_int
 
 __all__ = [
     "TRAIN_SIZES",

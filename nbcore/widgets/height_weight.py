@@ -18,9 +18,9 @@ import math
 import numpy as np
 import pandas as pd
 
+from nbcore._validation import check_bool, check_probability
 from nbcore.numerics import logsumexp
 from nbcore.plotting import class_style, figure_html, new_figure
-from nbcore.widgets._checks import check_bool, check_probability
 
 __all__ = [
     "CLASSES",

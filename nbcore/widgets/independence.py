@@ -22,7 +22,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from nbcore.widgets._checks import check_probability
+from nbcore._validation import check_probability
 
 __all__ = [
     "STORM_MODEL",

@@ -18,9 +18,9 @@ import math
 
 import numpy as np
 
+from nbcore._validation import check_bool, check_real
 from nbcore.numerics import logsumexp
 from nbcore.plotting import class_style, figure_html, new_figure
-from nbcore.widgets._checks import check_bool, check_real
 
 __all__ = [
     "MEAN_0",

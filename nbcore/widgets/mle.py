@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from nbcore import plotting
-from nbcore.widgets._checks import check_int, check_probability, check_real
+from nbcore._validation import check_int, check_probability, check_real
 
 __all__ = [
     "bernoulli_log_likelihood",

@@ -18,13 +18,15 @@ first rounds to 0.0.
 
 import html
 import math
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
+from nbcore._validation import check_int, check_probability, check_real
 from nbcore.numerics import logsumexp
 from nbcore.plotting import FLAG_TEXT
-from nbcore.widgets._checks import check_int, check_probability, check_real
+from nbcore.widgets._explorer import Slider, explorer
 
 __all__ = [
     "CLASSES",
@@ -35,6 +37,7 @@ __all__ = [
     "numerics_sweep",
     "first_zero_length",
     "numerics_html",
+    "numerics_panel",
     "numerics_explorer",
 ]
 
@@ -44,9 +47,6 @@ CLASSES = ("A", "B")
 #: The floating-point types the naive computation is tried in.
 DTYPES = {"float64": np.float64, "float32": np.float32}
 
-# Ranges of the explorer's sliders: the document length on a log scale (10 to 100 000 words)
-# and the per-word gap in log probability between the classes (in nats).
-LOG10_LENGTH_MIN, LOG10_LENGTH_MAX, LOG10_LENGTH_STEP = 1.0, 5.0, 0.25
 GAP_MIN, GAP_MAX, GAP_STEP = 0.0, 0.05, 0.001
 
 
@@ -297,61 +297,26 @@ def numerics_html(table, scores):
     )
 
 
+def numerics_panel(n_words, gap, word_prob=0.01):
+    """The explorer's panel at one setting: the scores and the three computations, as HTML."""
+    n = int(round(n_words))
+    return numerics_html(numerics_table(n, gap, word_prob), class_scores(n, gap, word_prob))
+
+
+#: The explorer's controls: the document length on a log scale (10 to 100 000 words) and the
+#: per-word gap in log probability between the classes (in nats).
+CONTROLS = (
+    Slider("n_words", "document length (words)", 1.0, 5.0, 0.25, fmt=".0f", log=True),
+    Slider("gap", "per-word gap (nats)", GAP_MIN, GAP_MAX, GAP_STEP, fmt=".3f"),
+)
+
+
 def numerics_explorer(n_words=100, gap=0.01, word_prob=0.01):
-    """Sliders for the document length and the per-word gap, showing the three computations.
+    """Sliders for the document length and the per-word gap over :func:`numerics_panel`.
 
-    Parameters
-    ----------
-    n_words : int, default 100
-        Starting length (10 to 100 000 words, on a log scale; rounded to a slider step).
-    gap : float, default 0.01
-        Starting per-word gap in log probability (0 to 0.05).
-    word_prob : float in (0, 1), default 0.01
-        Probability of each word under class A (fixed).
-
-    Returns
-    -------
-    ipywidgets.VBox
+    ``word_prob``, the probability of each word under class A, stays fixed. Returns an
+    ``ipywidgets.VBox``.
     """
-    import ipywidgets as w
-
-    n = check_int("n_words", n_words, 0)
-    gap = check_real("gap", gap, GAP_MIN, GAP_MAX)
     word_prob = check_probability("word_prob", word_prob, open_low=True, open_high=True)
-    exponent = math.log10(max(n, 1))
-    exponent = round(exponent / LOG10_LENGTH_STEP) * LOG10_LENGTH_STEP
-    exponent = min(max(exponent, LOG10_LENGTH_MIN), LOG10_LENGTH_MAX)
-    style = {"description_width": "12em"}
-    layout = w.Layout(width="36em")
-    length = w.FloatLogSlider(
-        value=10**exponent,
-        base=10,
-        min=LOG10_LENGTH_MIN,
-        max=LOG10_LENGTH_MAX,
-        step=LOG10_LENGTH_STEP,
-        description="document length (words)",
-        readout_format=".0f",
-        style=style,
-        layout=layout,
-    )
-    gap_slider = w.FloatSlider(
-        value=round(gap / GAP_STEP) * GAP_STEP,
-        min=GAP_MIN,
-        max=GAP_MAX,
-        step=GAP_STEP,
-        description="per-word gap (nats)",
-        readout_format=".3f",
-        style=style,
-        layout=layout,
-    )
-    panel = w.HTML()
-
-    def update(_change=None):
-        words = int(round(length.value))
-        b = class_scores(words, gap_slider.value, word_prob)
-        panel.value = numerics_html(numerics_table(words, gap_slider.value, word_prob), b)
-
-    length.observe(update, names="value")
-    gap_slider.observe(update, names="value")
-    update()
-    return w.VBox([length, gap_slider, panel])
+    show = partial(numerics_panel, word_prob=word_prob)
+    return explorer(CONTROLS, show, n_words=n_words, gap=gap)

@@ -18,9 +18,9 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from nbcore._validation import check_int, check_real
 from nbcore.plotting import FLAG_TEXT
 from nbcore.scale import pool_moments
-from nbcore.widgets._checks import check_int, check_real
 
 __all__ = [
     "correct_digits",

@@ -24,8 +24,8 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
+from nbcore._validation import check_int, check_real
 from nbcore.numerics import logsumexp
-from nbcore.widgets._checks import check_int, check_real
 
 __all__ = [
     "SmoothingSplit",

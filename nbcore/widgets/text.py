@@ -17,11 +17,11 @@ import re
 import numpy as np
 import pandas as pd
 
+from nbcore._validation import check_real
 from nbcore.bernoulli import BernoulliNB
 from nbcore.datasets import load_messages
 from nbcore.multinomial import MultinomialNB
 from nbcore.plotting import class_style, new_figure
-from nbcore.widgets._checks import check_real
 
 __all__ = [
     "EXAMPLE_MESSAGES",

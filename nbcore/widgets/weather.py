@@ -12,8 +12,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from nbcore._validation import check_probability, check_real
 from nbcore.plotting import OKABE_ITO
-from nbcore.widgets._checks import check_probability, check_real
 
 __all__ = [
     "WEATHER_TEST_DAY",

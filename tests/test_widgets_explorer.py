@@ -1,0 +1,57 @@
+"""The explorer builder: controls as data, a live widget and a static twin from the same specs."""
+
+import pytest
+
+from nbcore.widgets._explorer import Choice, Slider, Toggle, explorer, setting_text, twin
+
+CONTROLS = (
+    Slider("alpha", "smoothing alpha", -3.0, 3.0, 0.5, fmt=".3g", log=True),
+    Slider("k", "test image", 0, 9, 1, integer=True),
+    Toggle("shared", "variances", off="per class", on="shared"),
+    Choice("model", "model", ("Bernoulli", "multinomial")),
+)
+
+
+def show(alpha, k, shared, model):
+    return f"<p>{alpha:.4g}|{k}|{shared}|{model}</p>"
+
+
+def test_sliders_snap_to_their_grid():
+    assert CONTROLS[0].snap(1.2) == pytest.approx(1.0)
+    assert CONTROLS[0].snap(2.5) == pytest.approx(10**0.5)
+    assert CONTROLS[1].snap(3.4) == 3 and isinstance(CONTROLS[1].snap(3.4), int)
+    assert Slider("p", "prior", 0.05, 0.95, 0.05).snap(0.642) == pytest.approx(0.65)
+
+
+def test_widget_recomputes_on_every_control():
+    box = explorer(CONTROLS, show, alpha=1.0, k=2, shared=False, model="Bernoulli")
+    alpha, k, shared, model, panel = box.children
+    assert panel.value == "<p>1|2|False|Bernoulli</p>"
+    assert [c.description for c in box.children[:4]] == [c.label for c in CONTROLS]
+    alpha.value, k.value, shared.value, model.value = 10.0, 5, True, "multinomial"
+    assert panel.value == "<p>10|5|True|multinomial</p>"
+
+
+def test_twin_renders_the_same_panel_with_the_setting_in_words():
+    page = twin(CONTROLS, show, [dict(alpha=0.1, k=0, shared=True, model="multinomial")])
+    assert "<p>0.1|0|True|multinomial</p>" in page
+    assert "smoothing alpha = 0.1, test image = 0, variances: shared, model: multinomial" in page
+    values = dict(alpha=1.0, k=1, shared=False, model="Bernoulli")
+    assert setting_text(CONTROLS, values).startswith("smoothing alpha = 1,")
+
+
+@pytest.mark.parametrize(
+    ("start", "error", "words"),
+    [
+        (dict(alpha="big", k=1, shared=False, model="Bernoulli"), TypeError, "alpha"),
+        (dict(alpha=1e4, k=1, shared=False, model="Bernoulli"), ValueError, "alpha"),
+        (dict(alpha=1.0, k=10, shared=False, model="Bernoulli"), ValueError, "k"),
+        (dict(alpha=1.0, k=1, shared=1, model="Bernoulli"), TypeError, "shared"),
+        (dict(alpha=1.0, k=1, shared=False, model="Poisson"), ValueError, "model"),
+        (dict(alpha=1.0, k=1, shared=False), TypeError, "model"),
+        (dict(alpha=1.0, k=1, shared=False, model="Bernoulli", beta=2), TypeError, "beta"),
+    ],
+)
+def test_bad_start_names_the_control(start, error, words):
+    with pytest.raises(error, match=words):
+        explorer(CONTROLS, show, **start)
