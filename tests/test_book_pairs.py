@@ -80,7 +80,8 @@ def test_same_cells_both_ways(md):
     for i, (a, b) in enumerate(zip(from_md.cells, from_nb.cells, strict=True)):
         assert a.cell_type == b.cell_type, f"cell {i}: {FIX}"
         assert a.source == b.source, f"cell {i} source differs: {FIX}"
-        meta_b = {k: v for k, v in b.metadata.items() if k not in ("execution",)}
+        # execution times and the stored values of inline expressions live only in the .ipynb
+        meta_b = {k: v for k, v in b.metadata.items() if k not in ("execution", "user_expressions")}
         assert a.metadata == meta_b, f"cell {i} metadata differs: {FIX}"
 
 
@@ -186,12 +187,13 @@ def _prose(markdown):
 def test_prose_scanner_finds_typed_numbers():
     assert re.findall(r"\d", _prose("The ratio is 0.26 here.")) != []
     assert re.findall(r"\d", _prose("### Exercise 6.1\n\nNo typed numbers.")) == []
-    assert re.findall(r"\d", _prose("A ratio of {glue:text}`ratio:.2f` and $\\alpha = 1$.")) == []
+    quoted = 'A ratio of {eval}`f"{g.ratio:.2f}"` and $\\alpha = 1$.'
+    assert re.findall(r"\d", _prose(quoted)) == []
 
 
 @pytest.mark.parametrize("md", CHAPTERS, ids=_ids(CHAPTERS))
 def test_numbers_in_prose_are_glued(md):
-    """Numbers in the text come from the code (myst-nb glue), never typed by hand."""
+    """Numbers in the text come from the code (``{eval}`g.name```, nbcore/book.py), never typed."""
     nb = jupytext.read(md)
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "markdown":
@@ -241,3 +243,26 @@ def test_references_point_at_existing_targets(md):
     """Cross-references and citations resolve without building the book."""
     missing = sorted(set(_references(md.read_text(encoding="utf-8"))) - _labels())
     assert not missing, f"{md.name} refers to targets that no page defines: {missing}"
+
+
+_EVAL = re.compile(r"\{eval\}`([^`]+)`")
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=_ids(CHAPTERS))
+def test_every_quoted_number_is_stored_by_the_executed_run(md):
+    """Each markdown cell's {eval} expressions have their values in the paired notebook.
+
+    tools/execute.py evaluates them in order and stores the results where jupyterlab-myst
+    reads them (``user_expressions``); the MyST file itself keeps only the text.
+    """
+    assert '"user_expressions"' not in md.read_text()
+    nb = nbformat.read(md.with_suffix(".ipynb"), as_version=4)
+    markdown = [cell for cell in nb.cells if cell.cell_type == "markdown"]
+    quoted = 0
+    for cell in markdown:
+        expressions = list(dict.fromkeys(_EVAL.findall(cell.source)))
+        stored = cell.metadata.get("user_expressions", [])
+        assert [item["expression"] for item in stored] == expressions, cell.source[:80]
+        assert all(item["result"]["status"] == "ok" for item in stored)
+        quoted += len(expressions)
+    assert quoted > 0

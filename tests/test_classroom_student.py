@@ -297,7 +297,7 @@ def test_copies_read_as_prose():
         found = find_exercises(instructor)
         copy = student_copy(instructor, found, {e.id: {"kind": e.kind} for e in found}, source.stem)
         text = "\n".join(c.source for c in copy.cells if c.cell_type == "markdown")
-        for leftover in ("{glue", "{numref}", "{doc}", "{ref}", "Show solution", "```{"):
+        for leftover in ("{eval}", "{glue", "{numref}", "{doc}", "{ref}", "Show solution", "```{"):
             assert leftover not in text, (source.name, leftover)
         assert not re.search(r"^\(\S+\)=\s*$", text, re.MULTILINE), source.name
         assert not re.search(r"^% ", text, re.MULTILINE), source.name

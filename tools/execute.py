@@ -8,7 +8,12 @@ For each chapter ``book/NN_slug.md`` (a MyST notebook paired with ``book/NN_slug
    and its widget state (so the HTML book can show the widgets);
 3. the random ids that ipywidgets gives its models are renamed to ids numbered in order of
    appearance, so that running an unchanged chapter again rewrites the same file;
-4. whole numbers in the saved widget state are written as JavaScript writes them (``20``, not
+4. each markdown cell's MyST inline expressions (``{eval}`g.p_yes```) are evaluated in the
+   kernel at the cell's place, as jupyterlab-myst does on Run All, and stored in the cell's
+   ``user_expressions`` metadata in jupyterlab-myst's format: the chapter opens in JupyterLab
+   with its numbers shown, and the student copies quote them. An expression that fails, or
+   that gives two different values in one chapter, stops the run;
+5. whole numbers in the saved widget state are written as JavaScript writes them (``20``, not
    Python's ``20.0``), so that saving the notebook in JupyterLab, which serialises the state
    from JavaScript, leaves the file unchanged.
 
@@ -40,6 +45,7 @@ TIMEOUT = 600  # seconds per cell
 KERNEL = "python3"
 
 _MODEL_ID = re.compile(r"^[0-9a-f]{32}$")
+_EXPRESSION = re.compile(r"\{eval\}`([^`]+)`")
 
 # Encrypt the kernel's sockets when its kernelspec supports it (ipykernel does).
 KernelManager.class_traits()["transport_encryption"].default_value = "auto"
@@ -72,6 +78,41 @@ def stable_widget_ids(nb):
     return nbformat.from_dict(json.loads(pattern.sub(lambda m: mapping[m.group(0)], text)))
 
 
+class ExpressionClient(NotebookClient):
+    """nbclient that also evaluates the inline expressions of markdown cells, in order."""
+
+    async def async_execute_cell(self, cell, cell_index, execution_count=None, **kwargs):
+        if cell.cell_type != "markdown":
+            return await super().async_execute_cell(cell, cell_index, execution_count, **kwargs)
+        expressions = list(dict.fromkeys(_EXPRESSION.findall(cell.source)))
+        cell.metadata.pop("user_expressions", None)
+        if expressions:
+            cell.metadata["user_expressions"] = await self._evaluate(expressions, cell_index)
+        return cell
+
+    async def _evaluate(self, expressions, cell_index):
+        named = {str(i): expression for i, expression in enumerate(expressions)}
+        msg_id = self.kc.execute("", silent=False, store_history=False, user_expressions=named)
+        reply = await self.async_wait_for_reply(msg_id)
+        results = reply["content"]["user_expressions"]
+        stored = []
+        for key, expression in named.items():
+            result = results[key]
+            if result["status"] != "ok":
+                raise SystemExit(
+                    f"markdown cell {cell_index}: {{eval}}`{expression}` failed: "
+                    f"{result.get('ename')}: {result.get('evalue')}"
+                )
+            seen = self.expression_values.setdefault(expression, result["data"])
+            if seen != result["data"]:
+                raise SystemExit(
+                    f"markdown cell {cell_index}: {{eval}}`{expression}` gives "
+                    f"{result['data']} here and {seen} above; quote each value once"
+                )
+            stored.append({"expression": expression, "result": result})
+        return stored
+
+
 def _js_number(value):
     """A float that is a whole number as the int JavaScript's JSON.stringify would write."""
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
@@ -101,7 +142,7 @@ def execute(md_path):
         raise SystemExit(f"jupytext --sync failed for {md_path}")
     # 2. outputs: run the notebook with the current environment's kernel
     nb = nbformat.read(ipynb_path, as_version=4)
-    client = NotebookClient(
+    client = ExpressionClient(
         nb,
         timeout=TIMEOUT,
         kernel_name=KERNEL,
@@ -110,6 +151,7 @@ def execute(md_path):
         store_widget_state=True,
         resources={"metadata": {"path": str(md_path.parent)}},
     )
+    client.expression_values = {}
     client.execute()
     nb = js_widget_numbers(stable_widget_ids(nb))
     # 3. write through jupytext, so the pair stays in sync (the .md text is unchanged)
@@ -117,7 +159,7 @@ def execute(md_path):
     status = jupytext_cli(["--sync", "--quiet", str(ipynb_path)])
     if status:
         raise SystemExit(f"jupytext --sync failed for {ipynb_path}")
-    print(f"executed {ipynb_path.relative_to(ROOT)}")
+    print(f"executed {ipynb_path}")
 
 
 def main(argv=None):

@@ -11,12 +11,21 @@
 3. Each code cell carries its exercise role as a class (``exercise-solution``,
    ``exercise-check``) from its ``role`` metadata (the exercise format, nbcore/exercises.py),
    so that the printed edition can leave the solutions out (book-assets/css/book.css).
+4. The prose quotes computed numbers with MyST inline expressions (``{eval}`g.p_yes```,
+   nbcore/book.py), which myst-nb evaluates in the chapter's kernel while it renders the page
+   (``execute_notebooks: inline``). myst-nb runs a code cell only when it renders it, and a
+   hidden cell (``remove-cell``) is never rendered, so an expression could be evaluated before
+   the cell that computes its value has run. Here every code cell above an expression runs
+   first: the expression sees the kernel as JupyterLab's Run All leaves it at that point.
+   An expression alone in its paragraph that gives LaTeX (an ``IPython.display.Math``) is set
+   as a displayed equation.
 """
 
 from html import escape
 
 from docutils import nodes
 from jupyter_client.manager import KernelManager
+from myst_nb.ext.eval import EvalRoleAny
 from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
 
 
@@ -37,9 +46,44 @@ def mark_exercise_roles(app, doctree):
             cell["classes"].append(f"exercise-{role}")
 
 
+class EvalRole(EvalRoleAny):
+    """``{eval}``, after running every code cell that stands above it in the chapter."""
+
+    def run(self):
+        renderer = self.document.get("nb_renderer")
+        client = getattr(getattr(renderer, "renderer", None), "nb_client", None)
+        if client is not None and self.line is not None:
+            cells = client.notebook.cells
+            above = [
+                index
+                for index, cell in enumerate(cells)
+                if cell.cell_type == "code" and client.cell_line(index) < self.line
+            ]
+            if above:
+                client.code_cell_outputs(above[-1])
+        return super().run()
+
+
+def display_lone_equations(app, doctree):
+    """A paragraph that is only an evaluated LaTeX expression becomes a displayed equation."""
+    for paragraph in list(doctree.findall(nodes.paragraph)):
+        children = [
+            c for c in paragraph.children if not (isinstance(c, nodes.Text) and not c.strip())
+        ]
+        if len(children) == 1 and isinstance(children[0], nodes.math):
+            math = children[0]
+            if "text_latex" in math["classes"]:
+                latex = math.astext().removeprefix("\\displaystyle").strip()
+                block = nodes.math_block(latex, latex, nowrap=False, number=None)
+                block["classes"] = ["evaluated"]
+                paragraph.replace_self(block)
+
+
 def setup(app):
     KernelManager.class_traits()["transport_encryption"].default_value = "auto"
     app.setup_extension("myst_nb")
     app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_HideCellInput))
     app.connect("doctree-read", mark_exercise_roles)
+    app.add_role("eval", EvalRole(), override=True)
+    app.connect("doctree-read", display_lone_equations)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -52,8 +52,6 @@ from nbcore.classroom.markup import bound_names, find_exercises, loaded_names
 from nbcore.classroom.sandbox import Limits, Sandbox, SandboxError, sandbox_problem
 from nbcore.classroom.student import (
     CHAPTER,
-    GLUE_IMPORT,
-    GLUE_STAND_IN,
     KERNEL,
     placeholder_source,
     read_chapter,
@@ -298,11 +296,6 @@ def _chapter_cells(chapter):
     ]
 
 
-def _chapter_source(cell):
-    """A book cell as a copy has it: glue (myst-nb, slow to load) replaced by a stand-in."""
-    return GLUE_IMPORT.sub(GLUE_STAND_IN, cell.source)
-
-
 _STATEFUL = re.compile(r"random|seed|rng|shuffle|global|exec|eval|setattr|__")
 
 
@@ -363,7 +356,7 @@ def student_steps(chapter, answers, seed):
             exercise = check_of[index]
             steps.append(_Step("", exercise.id, "export", exercise.answer_name, exercise.attribute))
         elif index not in solution_cells and index not in check_of:
-            steps.append(_Step(_chapter_source(cell), None, "chapter"))
+            steps.append(_Step(cell.source, None, "chapter"))
     return steps
 
 
@@ -501,9 +494,7 @@ def checking_notebook(chapter, plans):
     """The book's cells once, then for each plan its variant, its values and the checks."""
     figures = figure_only_cells(chapter)
     cells = [
-        _ignored(_chapter_source(cell))
-        for index, cell in _chapter_cells(chapter)
-        if index not in figures
+        _ignored(cell.source) for index, cell in _chapter_cells(chapter) if index not in figures
     ]
     qualifier = chapter.exercises[0].check_qualifier
     data = [chapter.nb.cells[i] for ex in chapter.exercises for i in ex.data_cells]

@@ -1,10 +1,10 @@
 """Book markdown (MyST) turned into plain Jupyter markdown for student copies.
 
 A student opens a copy in JupyterLab or VS Code, which render CommonMark and LaTeX but not the
-book's MyST: glued numbers, cross references, labels, comments and directives. In a copy
+book's MyST: quoted numbers, cross references, labels, comments and directives. In a copy
 
-* ``{glue:text}`name:.3g``` (and ``{glue}``, ``{glue:}``, ``{glue:md}``) becomes the glued value
-  itself, read from the chapter's stored outputs and formatted as the book formats it;
+* an inline expression ``{eval}`f"{g.name:.3g}"``` becomes the text the book shows for it, read
+  from the chapter's executed run (:func:`glued_values`);
 * ``{doc}`text <target>``` and ``{ref}`text <label>``` become their text; ``{numref}`` to a
   figure becomes "the figure above" or "the figure below"; ``{eq}`` becomes "the equation";
 * label lines ``(name)=`` and comment lines ``% ...`` are removed;
@@ -27,7 +27,7 @@ STUDENT_NOTE = (
     "plausible, graded on hand-in*: whether the value is right is decided when your "
     "instructor grades the notebook you hand in."
 )
-_GLUE = re.compile(r"\{glue(?::(?:text|md|any))?:?\}`([^`:]+)(?::([^`]*))?`")
+_EVAL = re.compile(r"\{eval\}`([^`]+)`")
 _NUMREF = re.compile(r"\{numref\}`(?:([^`<]*?)\s*<)?([^`<>]+)>?`")
 _TEXT_ROLE = re.compile(r"\{(?:doc|ref|term)\}`(?:([^`<]*?)\s*<([^`>]+)>|([^`]+))`")
 _EQ = re.compile(r"\{eq\}`[^`]+`")
@@ -57,23 +57,28 @@ def _drop_book_sentences(text):
 
 
 def glued_values(nb):
-    """{name: text/plain of the glued value} from the chapter's stored outputs."""
+    """{expression: its text} for the chapter's inline expressions, from the executed run.
+
+    tools/execute.py stores each markdown cell's ``{eval}`` results in its ``user_expressions``
+    metadata, as jupyterlab-myst does. The text is what the book shows: markdown as written,
+    LaTeX as a displayed equation, and otherwise the text/plain repr, a string's without its
+    quotes and a NumPy scalar's without ``np.float64(...)``.
+    """
     values = {}
     for cell in nb.cells:
-        for output in cell.get("outputs", []):
-            scrapbook = output.get("metadata", {}).get("scrapbook")
-            if not scrapbook:
+        for item in cell.get("metadata", {}).get("user_expressions", []):
+            result = item.get("result", {})
+            if result.get("status") != "ok":
                 continue
-            prefix = scrapbook.get("mime_prefix", "")
-            data = output.get("data", {})
-            text = data.get(prefix + "text/markdown") or data.get(prefix + "text/plain")
-            if text is not None:
-                values[scrapbook["name"]] = text if isinstance(text, str) else "".join(text)
-            latex = data.get(prefix + "text/latex")
-            if latex is not None:
-                values[scrapbook["name"] + "#latex"] = (
-                    latex if isinstance(latex, str) else "".join(latex)
-                )
+            data = result.get("data", {})
+            if "text/markdown" in data:
+                text = data["text/markdown"]
+            elif "text/latex" in data:
+                latex = data["text/latex"].strip().strip("$").removeprefix("\\displaystyle")
+                text = f"$$\n{latex.strip()}\n$$"
+            else:
+                text = str(_plain_value(data.get("text/plain", "")))
+            values[item["expression"]] = text
     return values
 
 
@@ -99,18 +104,12 @@ def _plain_value(text):
         return text
 
 
-def _glue(match, values, missing):
-    name, spec = match.group(1).strip(), match.group(2)
-    if name not in values:
-        missing.append(name)
-        return f"`{name}`"
-    value = _plain_value(values[name])
-    if spec:
-        try:
-            return format(value, spec)
-        except (ValueError, TypeError):
-            pass
-    return str(value)
+def _eval(match, values, missing):
+    expression = match.group(1).strip()
+    if expression not in values:
+        missing.append(expression)
+        return f"`{expression}`"
+    return values[expression]
 
 
 def _numref(match, here, figures):
@@ -135,11 +134,6 @@ def _directive(name, argument, body, values):
     """Plain markdown for a fenced MyST directive."""
     options = [line for line in body if re.match(r"^:[a-z-]+:", line)]
     body = [line for line in body if line not in options]
-    if name.startswith("glue"):
-        latex = values.get(argument + "#latex")
-        if latex is not None and name == "glue:math":
-            return ["$$", latex.strip().strip("$").strip(), "$$"]
-        return [values.get(argument, f"`{argument}`")]
     if name in ("tableofcontents",):
         return []
     if name == "math":
@@ -175,7 +169,7 @@ def render_markdown(source, values, figures=None, here=0, missing=None):
             continue
         out.append(line)
     text = "\n".join(out)
-    text = _GLUE.sub(lambda m: _glue(m, values, missing), text)
+    text = _EVAL.sub(lambda m: _eval(m, values, missing), text)
     text = _NUMREF.sub(lambda m: _numref(m, here, figures), text)
     text = _TEXT_ROLE.sub(_text_role, text)
     text = _EQ.sub("the equation", text)

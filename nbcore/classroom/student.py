@@ -109,18 +109,6 @@ def _cell_id(prefix, exercise_id):
     return f"{prefix}-{exercise_id.replace('.', '-')}"[:64]
 
 
-# The book's `glue` (myst-nb) records numbers for the prose; a copy's prose has them filled in,
-# so the copy defines a stand-in and needs no myst-nb (nor Sphinx) on a student's machine.
-GLUE_IMPORT = re.compile(r"^from myst_nb import glue[ \t]*$", re.MULTILINE)
-GLUE_STAND_IN = (
-    "def glue(name, value, display=True):  # the book's glue: here it only shows the value\n"
-    "    if display:\n"
-    "        from IPython.display import display as show\n"
-    "\n"
-    "        show(value)"
-)
-
-
 def variant_source(qualifier, student, seed):
     return (
         f"# Your own numbers for the exercises: this copy was made for {student}.\n"
@@ -319,9 +307,14 @@ def student_copy(nb, exercises, specs, chapter, student=None, seed=None):
         cell = copy.deepcopy(cell)
         cell.metadata.pop("execution", None)
         if cell.cell_type == "markdown":
-            cell.source = render_markdown(cell.source, values, figures, index)
-        elif cell.cell_type == "code":
-            cell.source = GLUE_IMPORT.sub(GLUE_STAND_IN, cell.source)
+            missing = []
+            cell.source = render_markdown(cell.source, values, figures, index, missing)
+            if missing:
+                raise ValueError(
+                    f"{chapter}: markdown cell {index} quotes {missing}, which the stored run "
+                    "does not hold: run tools/execute.py on the chapter first"
+                )
+            cell.metadata.pop("user_expressions", None)  # the values are in the text now
         if index in check_of:
             exercise = check_of[index]
             cell.source = self_check_source(exercise, specs[exercise.id])

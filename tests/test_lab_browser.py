@@ -1,0 +1,175 @@
+"""A chapter in JupyterLab reads as it reads in the book: no raw MyST, its numbers shown.
+
+JupyterLab (with jupyterlab-myst and jupytext, as ``make lab`` runs it) serves a copy of
+``book/`` (Lab's autosave must not touch the repository); headless Chromium opens a chapter's
+MyST file as a notebook, runs every cell, and reads the rendered markdown. Every inline
+expression must show the value the executed chapter stored for it, and no role, directive or
+label may be left as markup.
+"""
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+import build_pdf  # noqa: E402
+from test_book_browser import INSTALL_HINT  # noqa: E402
+
+from nbcore.classroom.prose import glued_values  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+CHAPTER = "04_smoothing"
+TOKEN = "book-lab-test"
+RAW_MYST = re.compile(r"\{(?:eval|glue|doc|ref|numref|eq|cite|math)[a-z:-]*\}|^\([\w-]+\)=$", re.M)
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    root = tmp_path_factory.mktemp("lab")
+    shutil.copytree(ROOT / "book", root / "book")
+    port = _free_port()
+    env = dict(
+        os.environ,
+        JUPYTER_PREFER_ENV_PATH="1",
+        JUPYTER_CONFIG_PATH=str(ROOT / "book-assets" / "jupyter"),
+    )
+    command = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
+        "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}",
+        f"--ServerApp.root_dir={root}", f"--LabApp.workspaces_dir={root / 'workspaces'}",
+        "--KernelManager.transport_encryption=auto", "--LabApp.extension_manager=readonly",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
+    ]  # fmt: skip
+    if os.geteuid() == 0:
+        command.append("--allow-root")
+    log = open(root / "lab.log", "w")  # noqa: SIM115 - closed below
+    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root)
+    url = f"http://localhost:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if server.poll() is not None:
+                break
+            time.sleep(0.5)
+    else:
+        server.kill()
+        pytest.fail(f"JupyterLab did not start: {(root / 'lab.log').read_text()[-2000:]}")
+    yield url
+    server.terminate()
+    server.wait(30)
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    chromium, chromedriver = build_pdf.chromium_paths()
+    if chromium is None or chromedriver is None:
+        pytest.fail(INSTALL_HINT)
+    os.environ.setdefault("SE_OFFLINE", "true")
+    os.environ.setdefault("SE_AVOID_STATS", "true")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in (
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+        "--window-size=1400,1000", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost",
+        "--proxy-server=http://127.0.0.1:9",
+    ):  # fmt: skip
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(executable_path=chromedriver), options=options)
+    driver.set_page_load_timeout(120)
+    yield driver
+    driver.quit()
+
+
+def _rendered_markdown(driver):
+    from selenium.webdriver.common.by import By
+
+    return [
+        cell.get_attribute("textContent")
+        for cell in driver.find_elements(
+            By.CSS_SELECTOR, ".jp-MarkdownCell .jp-RenderedMarkdown, .jp-MarkdownCell .myst"
+        )
+    ]
+
+
+def _run_all(driver):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ready
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(driver, 60)
+    run_menu = wait.until(
+        ready.element_to_be_clickable(
+            (By.XPATH, "//li[contains(@class,'lm-MenuBar-item')][.//div[text()='Run']]")
+        )
+    )
+    run_menu.click()
+    item = wait.until(
+        ready.element_to_be_clickable(
+            (By.CSS_SELECTOR, "li.lm-Menu-item[data-command='runmenu:run-all']")
+        )
+    )
+    item.click()
+    # done when no cell waits or runs ([*]) and the kernel reports idle, twice in a row
+    quiet = 0
+    deadline = time.monotonic() + 600
+    while quiet < 2 and time.monotonic() < deadline:
+        time.sleep(2)
+        prompts = [
+            p.get_attribute("textContent")
+            for p in driver.find_elements(By.CSS_SELECTOR, ".jp-CodeCell .jp-InputPrompt")
+        ]
+        busy = any("*" in p for p in prompts) or not prompts[-1].strip("[]: ")
+        quiet = 0 if busy else quiet + 1
+    assert quiet == 2, "Run All did not finish within 10 minutes"
+    return prompts
+
+
+def test_chapter_runs_in_lab_and_shows_numbers_not_markup(lab, browser):
+    nb = nbformat.read(ROOT / "book" / f"{CHAPTER}.ipynb", as_version=4)
+    expected = glued_values(nb)
+    assert len(expected) >= 10, "the chapter's executed notebook stores its expressions"
+
+    browser.get(f"{lab}/lab/tree/book/{CHAPTER}.md?token={TOKEN}")
+    prompts = _run_all(browser)
+    assert all(re.fullmatch(r"\[\d+\]:", p.strip()) for p in prompts), prompts
+    time.sleep(3)  # the last markdown cells re-render with their fresh values
+    texts = _rendered_markdown(browser)
+    assert len(texts) > 20
+    page = "\n".join(texts)
+
+    raw = RAW_MYST.findall(page)
+    assert not raw, f"raw MyST markup in JupyterLab: {raw[:5]}"
+    unevaluated = [expr for expr in expected if expr in page]
+    assert not unevaluated, f"expressions shown as code, not values: {unevaluated[:5]}"
+    # every quoted number reads as the number the book prints
+    numbers = {e: v for e, v in expected.items() if re.fullmatch(r"-?[\d.,]+%?", v)}
+    assert len(numbers) >= 10
+    flat = " ".join(page.split())
+    missing = {e: v for e, v in numbers.items() if v not in flat}
+    assert not missing, f"values not shown: {json.dumps(missing)[:500]}"
