@@ -131,11 +131,9 @@ class Choice:
 
 
 @dataclass(frozen=True)
-class Text:
+class Text(Choice):
     """Free text, with optional suggestions to pick from; read when the reader presses Enter."""
 
-    name: str
-    label: str
     options: tuple = ()
     placeholder: str = ""
 
