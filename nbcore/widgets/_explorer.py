@@ -2,8 +2,9 @@
 
 An explorer is
 
-* a list of controls (:class:`Slider`, :class:`Toggle`, :class:`Choice`, :class:`Text`), each with the keyword
-  it sets, the label a reader sees and a screen reader announces, its range and its step;
+* a list of controls (:class:`Slider`, :class:`Toggle`, :class:`Choice`, :class:`Text`), each
+  with the keyword it sets, the label a reader sees and a screen reader announces, its range
+  and its step;
 * a function ``show(**values) -> str`` that computes one setting by calling nbcore and returns
   it as HTML (tables, and figures through :func:`nbcore.plotting.figure_html`).
 
