@@ -2,7 +2,7 @@
 
 import pytest
 
-from nbcore.widgets._explorer import Choice, Slider, Toggle, explorer, setting_text, twin
+from nbcore.widgets._explorer import Choice, Slider, Text, Toggle, explorer, setting_text, twin
 
 CONTROLS = (
     Slider("alpha", "smoothing alpha", -3.0, 3.0, 0.5, fmt=".3g", log=True),
@@ -55,3 +55,17 @@ def test_twin_renders_the_same_panel_with_the_setting_in_words():
 def test_bad_start_names_the_control(start, error, words):
     with pytest.raises(error, match=words):
         explorer(CONTROLS, show, **start)
+
+
+def test_text_takes_any_string_and_offers_its_options():
+    controls = (Text("message", "message", ("free prize", "lunch?"), "type one"),)
+    box = explorer(controls, lambda message: f"<p>{len(message)}</p>", message="free prize")
+    field, panel = box.children
+    assert field.options == ("free prize", "lunch?") and field.placeholder == "type one"
+    assert field.description == "message" and panel.value == "<p>10</p>"
+    field.value = "anything at all"
+    assert panel.value == "<p>15</p>"
+    page = twin(controls, lambda message: message.upper(), [dict(message="it's")])
+    assert "message: &quot;it&#x27;s&quot;" in page and "IT'S" in page
+    with pytest.raises(TypeError, match="message must be a str"):
+        explorer(controls, str, message=3)

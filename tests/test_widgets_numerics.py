@@ -152,11 +152,35 @@ def test_sweep_naive_breaks_at_the_zero_length_and_stable_does_not():
     assert sweep.loc[n0 - 1, "naive float64"] != pytest.approx(sweep.loc[n0 - 1, "exact"], rel=1e-6)
 
 
-def test_html_shows_nan_and_flags_the_row():
-    table = numerics.numerics_table(1000, 0.01)
-    text = numerics.numerics_html(table, numerics.class_scores(1000, 0.01))
-    assert "NaN" in text and "not formed" in text and FLAG_TEXT in text
+@pytest.mark.parametrize(("n", "gap"), [(1000, 0.01), (10, 0.0), (400, 0.003)])
+def test_panel_shows_the_scores_and_flags_underflow(n, gap):
+    table = numerics.numerics_table(n, gap)
+    text = numerics.numerics_panel(n, gap)
+    b = numerics.class_scores(n, gap)
+    assert f"b_A = {b[0]:.2f}, b_B = {b[1]:.2f}" in text and "not formed" in text
+    assert ("NaN" in text) == table.loc["naive float64", "note"].endswith("NaN")
+    assert (FLAG_TEXT in text) == (table["note"].str.startswith("underflow").any())
+    assert f"{table.loc['log-sum-exp', 'P(A | x)']:.4g}" in text
     assert pd.isna(table.loc["log-sum-exp", "p(x, A)"])
+
+
+@pytest.mark.parametrize(
+    ("n", "gap", "p", "prior_a"), [(7, 0.02, 0.01, 0.5), (5000, 0.004, 0.2, 0.3)]
+)
+def test_scores_and_posterior_are_nbcores_multinomial_nb(n, gap, p, prior_a):
+    # a two-word vocabulary: word 0 has probability p under A and p exp(-gap) under B, and the
+    # document is word 0 repeated n times; alpha = 0 keeps exactly these probabilities
+    import nbcore
+
+    q = p * math.exp(-gap)
+    model = nbcore.MultinomialNB(alpha=0.0, class_prior=[prior_a, 1 - prior_a]).fit(
+        [[1, 0], [0, 1], [1, 0], [0, 1]], ["A", "A", "B", "B"], sample_weight=[p, 1 - p, q, 1 - q]
+    )
+    b = model.predict_joint_log_proba([[n, 0]])[0]
+    np.testing.assert_allclose(numerics.class_scores(n, gap, p, prior_a), b, rtol=1e-12)
+    np.testing.assert_allclose(
+        numerics.stable_posterior(b), model.predict_proba([[n, 0]])[0], rtol=1e-12
+    )
 
 
 def test_explorer_builds_and_updates():

@@ -156,14 +156,42 @@ def test_sweep_rows_are_the_held_out_scores(digits_split):
         assert sweep.loc[a, "accuracy"] == scores["accuracy"]
 
 
-def test_explorer_state_collects_the_three_panels(digits_split):
-    state = smoothing.explorer_state(digits_split, 0.3, 2.0, 7)
-    assert state["true_class"] == digits_split.y_test[7]
-    assert state["prediction"] == state["posterior"].idxmax()
-    assert state["scores"] == smoothing.held_out_scores(digits_split, 0.3, 2.0)
-    np.testing.assert_array_equal(
-        state["estimates"]["theta"], smoothing.smoothed_estimates(digits_split, 0.3, 2.0)["theta"]
-    )
+def test_every_number_is_nbcores_bernoulli_nb(digits_split):
+    import nbcore
+
+    split = digits_split
+    for alpha, beta in [(0.3, 0.0), (0.3, 2.0), (10.0, 30.0)]:
+        model = smoothing.bernoulli_model(split, alpha, beta)
+        prior = None
+        if beta:
+            prior = (split.class_count + beta) / (split.class_count.sum() + 10 * beta)
+        direct = nbcore.BernoulliNB(alpha=alpha, binarize=7, class_prior=prior).fit(
+            load_digits().data[split.train_index], split.y_train
+        )
+        est = smoothing.smoothed_estimates(split, alpha, beta)
+        np.testing.assert_allclose(np.log(est["theta"]), direct.feature_log_prob_, rtol=1e-12)
+        np.testing.assert_allclose(np.log(est["class_prior"]), direct.class_log_prior_, rtol=1e-12)
+        raw_test = load_digits().data[split.test_index]
+        np.testing.assert_allclose(
+            model.predict_joint_log_proba(split.X_test),
+            direct.predict_joint_log_proba(raw_test),
+            rtol=1e-12,
+        )
+        np.testing.assert_array_equal(
+            smoothing.point_posterior(split, alpha, beta, 7).to_numpy(),
+            direct.predict_proba(raw_test[7:8])[0],
+        )
+
+
+def test_a_class_missing_from_training_keeps_prior_zero_until_smoothed():
+    split = smoothing.make_split(TINY_X, TINY_Y, n_train=2, seed=0, threshold=0.5)
+    if len(np.unique(split.y_train)) == 2:  # this seed must leave out one class
+        pytest.fail("the split should miss a class")
+    empty = int(np.flatnonzero(split.class_count == 0)[0])
+    assert smoothing.smoothed_estimates(split, 1.0)["class_prior"][empty] == 0.0
+    assert smoothing.point_posterior(split, 1.0, 0.0, 0).iloc[empty] == 0.0
+    smoothed = smoothing.smoothed_estimates(split, 1.0, 1.0)["class_prior"]
+    assert smoothed[empty] == pytest.approx(1 / 4)
 
 
 @pytest.mark.parametrize(("n_on", "n", "a", "b"), [(0, 5, 1, 1), (3, 5, 2, 2), (7, 7, 0.5, 3)])
@@ -197,14 +225,16 @@ def test_beta_pdf_matches_scipy(a, b):
     assert ends[1] == pytest.approx(a if b == 1 else (0.0 if b > 1 else math.inf), rel=1e-12)
 
 
-def test_state_html_shows_the_panels(digits_split):
-    state = smoothing.explorer_state(digits_split, 1.0, 0.0, 3)
-    text = smoothing.state_html(state, digits_split, alpha=1.0, prior_pseudo=0.0, index=3)
-    assert f"{state['scores']['log_loss']:.3f}" in text
-    assert f"{state['scores']['accuracy']:.3f}" in text
-    assert f"Prediction: <b>{state['prediction']}</b>" in text
-    assert "alpha = 1, class-prior pseudo-count = 0.0, test image 3" in text
+@pytest.mark.parametrize(("alpha", "beta", "index"), [(1.0, 0.0, 3), (0.001, 5.0, 11)])
+def test_panel_shows_the_setting_and_the_scores(digits_split, alpha, beta, index):
+    text = smoothing.smoothing_panel(digits_split, alpha, beta, index)
+    scores = smoothing.held_out_scores(digits_split, alpha, beta)
+    posterior = smoothing.point_posterior(digits_split, alpha, beta, index)
+    assert f"{scores['log_loss']:.3f}" in text and f"{scores['accuracy']:.3f}" in text
+    assert f"Prediction: <b>{posterior.idxmax()}</b>" in text
+    assert f"alpha = {alpha:.3g}, class-prior pseudo-count = {beta:.1f}, test image {index}" in text
     assert text.count("<table") == 5  # layout, 3 images, the prior table
+    assert text.count("<td style='width:9px") == 3 * 64
     assert "<script" not in text and "http" not in text
 
 
@@ -212,22 +242,28 @@ def test_explorer_recomputes_when_a_slider_moves(digits_split):
     box = smoothing.smoothing_explorer(digits_split, alpha=1.0, prior_pseudo=0.0, index=3)
     alpha_slider, prior_slider, index_slider, panel = box.children
     assert (alpha_slider.min, alpha_slider.max) == (-3.0, 3.0)
-    for a, b, i in [(1.0, 0.0, 3), (0.001, 0.0, 3), (1000.0, 5.0, 3), (10.0, 2.5, 100)]:
+    assert index_slider.max == len(digits_split.y_test) - 1
+    assert [c.description for c in box.children[:3]] == [
+        c.label for c in smoothing.smoothing_controls(digits_split)
+    ]
+    for a, b, i in [(0.001, 0.0, 3), (1000.0, 5.0, 3), (10.0, 2.5, 100)]:
         alpha_slider.value, prior_slider.value, index_slider.value = a, b, i
-        a, b, i = alpha_slider.value, prior_slider.value, index_slider.value
-        state = smoothing.explorer_state(digits_split, a, b, i)
-        assert panel.value == smoothing.state_html(
-            state, digits_split, alpha=a, prior_pseudo=b, index=i
-        )
-    start = smoothing.smoothing_explorer(digits_split, alpha=0.7, prior_pseudo=99.0)
+        assert panel.value == smoothing.smoothing_panel(digits_split, a, b, i)
+    start = smoothing.smoothing_explorer(digits_split, alpha=0.7, prior_pseudo=2.7)
     assert start.children[0].value == pytest.approx(10 ** round(math.log10(0.7), 1))
-    assert start.children[1].value == smoothing.PRIOR_PSEUDO_MAX
+    assert start.children[1].value == 2.5
+    with pytest.raises(ValueError, match="prior_pseudo"):
+        smoothing.smoothing_explorer(digits_split, prior_pseudo=99.0)
 
 
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (lambda s: smoothing.smoothed_estimates(s, 0.0), ValueError, "alpha must be > 0"),
+        (
+            lambda s: smoothing.smoothed_estimates(s, 0.0),
+            ValueError,
+            "alpha must be a finite number > 0",
+        ),
         (lambda s: smoothing.smoothed_estimates(s, -1.0), ValueError, "alpha must be a finite"),
         (lambda s: smoothing.smoothed_estimates(s, "1"), TypeError, "alpha must be a real"),
         (lambda s: smoothing.smoothed_estimates(s, 1.0, -2), ValueError, "prior_pseudo must"),
@@ -235,7 +271,7 @@ def test_explorer_recomputes_when_a_slider_moves(digits_split):
         (lambda s: smoothing.point_posterior(s, 1.0, 0.0, 1), ValueError, "index must be"),
         (lambda s: smoothing.point_posterior(s, 1.0, 0.0, 0.5), TypeError, "index must be an int"),
         (lambda s: smoothing.alpha_sweep(s, []), ValueError, "alphas must hold"),
-        (lambda s: smoothing.alpha_sweep(s, [1.0, 0.0]), ValueError, "alpha must be > 0"),
+        (lambda s: smoothing.alpha_sweep(s, [1.0, 0.0]), ValueError, "alpha must be a finite"),
         (lambda s: smoothing.best_alpha(pd.DataFrame(), "log_loss"), TypeError, "sweep must"),
         (lambda s: smoothing.best_alpha(None, "loss"), ValueError, "column must be"),
         (lambda s: smoothing.beta_pdf([1.5], 1, 1), ValueError, "theta must"),

@@ -236,51 +236,76 @@ def test_grids_reject_bad_values():
 # --------------------------------------------------------------------------- what is shown
 
 
-def test_html_shows_every_term_and_the_totals():
-    state = text.word_contributions("Claim your free prize now, zebra", 1.0)
-    page = text.contributions_html(state, alpha=1.0)
+@pytest.mark.parametrize(
+    ("message", "alpha"), [("Claim your free prize now, zebra", 1.0), ("see you at lunch", 0.3)]
+)
+def test_panel_shows_every_term_and_the_totals(message, alpha):
+    state = text.word_contributions(message, alpha)
+    page = text.text_panel(message, alpha)
     for term in state["contributions"].index:
         assert f">{term}<" in page
+        assert term in page.split('alt="')[1].split('"')[0]  # the figure names every term
     for model in ("Bernoulli", "multinomial"):
         assert f"{state['log_odds'][model]:+.2f}" in page
         assert f"{state['posterior_spam'][model]:.3f}" in page
-    assert "zebra" in page and "<script" not in page and "http" not in page
+        for value in state["contributions"][model]:
+            assert f"{value:+.2f}" in page
+    assert f"alpha = {alpha:.2f}" in page
+    assert ("zebra" in page) == ("zebra" in message)
+    assert "<script" not in page and "http" not in page
 
 
-def test_figures_have_one_bar_pair_per_term():
-    state = text.word_contributions(text.EXAMPLE_MESSAGES[2], 1.0)
-    fig = text.contribution_figure(state, title="one message")
-    assert isinstance(fig, Figure)
-    (ax,) = fig.axes
-    assert len(ax.patches) == 2 * len(state["contributions"])
+def test_small_multiples_have_one_bar_pair_per_term():
     grid = text.contribution_small_multiples(text.EXAMPLE_MESSAGES, (0.1, 1.0))
+    assert isinstance(grid, Figure)
     axes = [ax for ax in grid.axes if ax.patches]
     assert len(axes) == 6
+    for i, message in enumerate(text.EXAMPLE_MESSAGES):
+        n_terms = len(text.word_contributions(message, 1.0)["contributions"])
+        assert len(axes[2 * i + 1].patches) == 2 * n_terms
     hatches = {p.get_hatch() for p in axes[0].patches}
     assert len(hatches) == 2  # the models differ by pattern as well as colour
 
 
+def test_numbers_are_nbcores_estimators():
+    import nbcore
+
+    data = load_messages()
+    X, vocabulary = text.count_matrix(data["text"].tolist())
+    x, _ = text.count_matrix([text.EXAMPLE_MESSAGES[2]], vocabulary)
+    for alpha in (0.1, 2.0):
+        state = text.word_contributions(text.EXAMPLE_MESSAGES[2], alpha)
+        for name, kind in (
+            ("Bernoulli", nbcore.BernoulliNB),
+            ("multinomial", nbcore.MultinomialNB),
+        ):
+            model = kind(alpha=alpha).fit(X, data["label"])
+            b = model.predict_joint_log_proba(x)[0]
+            assert state["log_odds"][name] == b[1] - b[0]
+            assert state["posterior_spam"][name] == model.predict_proba(x)[0, 1]
+            assert state["contributions"][name].sum() == pytest.approx(b[1] - b[0], abs=1e-12)
+        free = vocabulary.index("free")
+        log_theta = nbcore.MultinomialNB(alpha=alpha).fit(X, data["label"]).feature_log_prob_
+        expected = 3 * (log_theta[1, free] - log_theta[0, free])
+        assert state["contributions"].loc["free", "multinomial"] == expected
+
+
 def test_explorer_recomputes_when_the_message_or_alpha_changes():
     box, slider, panel = text.text_explorer("Claim your free prize now", 1.0).children
-    assert panel.value == text.contributions_html(
-        text.word_contributions("Claim your free prize now", 1.0), alpha=1.0
-    )
+    assert [box.description, slider.description] == [c.label for c in text.CONTROLS]
+    assert list(box.options) == list(text.EXAMPLE_MESSAGES)
+    assert panel.value == text.text_panel("Claim your free prize now", 1.0)
     slider.value = 2.5
-    assert panel.value == text.contributions_html(
-        text.word_contributions("Claim your free prize now", 2.5), alpha=2.5
-    )
+    assert panel.value == text.text_panel("Claim your free prize now", 2.5)
     box.value = "see you at lunch"
-    assert panel.value == text.contributions_html(
-        text.word_contributions("see you at lunch", 2.5), alpha=2.5
-    )
+    assert panel.value == text.text_panel("see you at lunch", 2.5)
 
 
-def test_explorer_clips_its_start_to_the_slider():
-    _, slider, _ = text.text_explorer(alpha=50.0).children
-    assert slider.value == text.ALPHA_MAX
-    _, slider, _ = text.text_explorer(alpha=0.01).children
-    assert slider.value == text.ALPHA_MIN
-    with pytest.raises(ValueError, match="alpha"):
-        text.text_explorer(alpha=-1.0)
+def test_explorer_start_must_be_on_the_slider():
+    _, slider, _ = text.text_explorer(alpha=1.23).children
+    assert slider.value == pytest.approx(1.25)
+    for alpha in (50.0, 0.01, -1.0):
+        with pytest.raises(ValueError, match="alpha"):
+            text.text_explorer(alpha=alpha)
     with pytest.raises(TypeError, match="message"):
         text.text_explorer(message=None)

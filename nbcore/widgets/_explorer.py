@@ -2,8 +2,9 @@
 
 An explorer is
 
-* a list of controls (:class:`Slider`, :class:`Toggle`, :class:`Choice`), each with the keyword
-  it sets, the label a reader sees and a screen reader announces, its range and its step;
+* a list of controls (:class:`Slider`, :class:`Toggle`, :class:`Choice`, :class:`Text`), each
+  with the keyword it sets, the label a reader sees and a screen reader announces, its range
+  and its step;
 * a function ``show(**values) -> str`` that computes one setting by calling nbcore and returns
   it as HTML (tables, and figures through :func:`nbcore.plotting.figure_html`).
 
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 
 from nbcore._validation import check_bool, check_choice, check_real
 
-__all__ = ["Slider", "Toggle", "Choice", "explorer", "twin", "setting_text"]
+__all__ = ["Slider", "Toggle", "Choice", "Text", "explorer", "twin", "setting_text"]
 
 _STYLE = {"description_width": "14em"}
 
@@ -128,6 +129,36 @@ class Choice:
 
     def text(self, value):
         return f"{self.label}: {value}"
+
+
+@dataclass(frozen=True)
+class Text(Choice):
+    """Free text, with optional suggestions to pick from; read when the reader presses Enter."""
+
+    options: tuple = ()
+    placeholder: str = ""
+
+    def snap(self, value):
+        if not isinstance(value, str):
+            raise TypeError(f"{self.name} must be a str, got {type(value).__name__}")
+        return value
+
+    def widget(self, value):
+        import ipywidgets as w
+
+        return w.Combobox(
+            value=value,
+            options=list(self.options),
+            ensure_option=False,
+            placeholder=self.placeholder,
+            description=self.label,
+            continuous_update=False,
+            style=_STYLE,
+            layout=w.Layout(width="36em"),
+        )
+
+    def text(self, value):
+        return f"{self.label}: {value!r}"
 
 
 def _start(controls, values):

@@ -1,19 +1,12 @@
 """The numerics chapter's explorer: a naive product of probabilities against log-sum-exp.
 
-A document of n words is scored by two classes, A and B. Every word has probability p under
-class A and p * exp(-gap) under class B, so the joint scores are
-
-    p(x, A) = pi_A * p ** n,    p(x, B) = pi_B * (p * exp(-gap)) ** n,
-
-and their logarithms b_A = log pi_A + n log p and b_B = log pi_B + n (log p - gap). The
-posterior P(A | x) is the logistic function of b_A - b_B and does not depend on p at all, but
-the naive computation (multiply the probabilities, then divide by their sum) runs out of
-floating-point range once p ** n falls below the smallest subnormal number: both products
-become 0.0 and the posterior 0/0 = NaN. :func:`naive_posterior` does the naive computation in
-float64 or float32, :func:`stable_posterior` the log-sum-exp one, :func:`numerics_table`
-puts them side by side for one setting and :func:`numerics_sweep` over many document lengths
-(the explorer's static twin). :func:`first_zero_length` finds the length at which p ** n
-first rounds to 0.0.
+An n-word document is scored by classes A and B; every word has probability p under A and
+p * exp(-gap) under B, so b_A = log pi_A + n log p and b_B = log pi_B + n (log p - gap). The
+posterior P(A | x), the logistic function of b_A - b_B, does not depend on p, but the naive
+computation (multiply, then divide by the sum) gives 0/0 = NaN once p ** n falls below the
+smallest subnormal number. :func:`naive_posterior` computes it naively in float64 or float32,
+:func:`stable_posterior` with log-sum-exp; :func:`numerics_table` and :func:`numerics_sweep`
+put them side by side; :func:`first_zero_length` finds the n at which p ** n rounds to 0.0.
 """
 
 import html
@@ -36,18 +29,12 @@ __all__ = [
     "numerics_table",
     "numerics_sweep",
     "first_zero_length",
-    "numerics_html",
     "numerics_panel",
     "numerics_explorer",
 ]
 
-#: The two classes of the explorer.
 CLASSES = ("A", "B")
-
-#: The floating-point types the naive computation is tried in.
-DTYPES = {"float64": np.float64, "float32": np.float32}
-
-GAP_MIN, GAP_MAX, GAP_STEP = 0.0, 0.05, 0.001
+DTYPES = {"float64": np.float64, "float32": np.float32}  # the types the naive way is tried in
 
 
 def _check_dtype(dtype):
@@ -57,55 +44,46 @@ def _check_dtype(dtype):
     raise ValueError(f"dtype must be one of {list(DTYPES)}, got {dtype!r}")
 
 
+def _setting(n_words, gap, word_prob, prior_a):
+    """The four parameters of a document, checked."""
+    return (
+        check_int("n_words", n_words, 0),
+        check_real("gap", gap, 0.0),
+        check_probability("word_prob", word_prob, open_low=True, open_high=True),
+        check_probability("prior_a", prior_a, open_low=True, open_high=True),
+    )
+
+
 def class_scores(n_words, gap, word_prob=0.01, prior_a=0.5):
-    """The joint log scores b_c = log p(x, y=c) of an n-word document, in float64.
+    """The joint log scores [b_A, b_B] of an n-word document, in float64.
 
     Parameters
     ----------
     n_words : int >= 0
-        Length of the document.
     gap : float >= 0
-        How much smaller each word's log probability is under class B than under class A.
+        How much smaller each word's log probability is under B than under A.
     word_prob : float in (0, 1), default 0.01
-        Probability p of each word under class A.
+        Probability p of each word under A.
     prior_a : float in (0, 1), default 0.5
-        Prior of class A; class B has ``1 - prior_a``.
+        Prior of A; B has ``1 - prior_a``.
 
     Returns
     -------
     ndarray of shape (2,)
-        [b_A, b_B] = [log pi_A + n log p, log pi_B + n (log p - gap)].
     """
-    n = check_int("n_words", n_words, 0)
-    gap = check_real("gap", gap, 0.0)
-    p = check_probability("word_prob", word_prob, open_low=True, open_high=True)
-    prior = check_probability("prior_a", prior_a, open_low=True, open_high=True)
+    n, gap, p, prior = _setting(n_words, gap, word_prob, prior_a)
     log_p = math.log(p)
     return np.array([math.log(prior) + n * log_p, math.log1p(-prior) + n * (log_p - gap)])
 
 
 def naive_posterior(n_words, gap, word_prob=0.01, prior_a=0.5, dtype="float64"):
-    """The posterior computed the naive way: multiply the probabilities, then normalise.
+    """The posterior the naive way, every step in ``dtype`` ("float64" or "float32").
 
-    Parameters
-    ----------
-    n_words, gap, word_prob, prior_a
-        As in :func:`class_scores`.
-    dtype : {"float64", "float32"}, default "float64"
-        The floating-point type every step is computed in.
-
-    Returns
-    -------
-    dict
-        ``"joint"``: ndarray (2,), p(x, A) and p(x, B) as products in ``dtype`` (0.0 once they
-        underflow); ``"posterior"``: ndarray (2,), joint / joint.sum() (NaN when both joint
-        scores are 0); ``"underflow"``: bool, some joint score is 0.0; ``"nan"``: bool, the
-        posterior is NaN.
+    Arguments as in :func:`class_scores`. Returns a dict: ``"joint"``, p(x, A) and p(x, B) as
+    products (0.0 once they underflow); ``"posterior"``, joint / joint.sum() (NaN when both are
+    0); ``"underflow"``, some joint is 0.0; ``"nan"``, the posterior is NaN.
     """
-    n = check_int("n_words", n_words, 0)
-    gap = check_real("gap", gap, 0.0)
-    p = check_probability("word_prob", word_prob, open_low=True, open_high=True)
-    prior = check_probability("prior_a", prior_a, open_low=True, open_high=True)
+    n, gap, p, prior = _setting(n_words, gap, word_prob, prior_a)
     kind = _check_dtype(dtype)
     word = np.array([p, p * math.exp(-gap)], dtype=kind)  # each word's probability per class
     priors = np.array([prior, 1.0 - prior], dtype=kind)
@@ -121,18 +99,8 @@ def naive_posterior(n_words, gap, word_prob=0.01, prior_a=0.5, dtype="float64"):
 
 
 def stable_posterior(scores):
-    """Posterior probabilities from joint log scores, exp(b_c - logsumexp(b)).
-
-    Parameters
-    ----------
-    scores : array-like of shape (n_classes,) or (n_samples, n_classes)
-        Joint log scores b_c (finite, or -inf for an impossible class).
-
-    Returns
-    -------
-    ndarray of the shape of ``scores``
-        Each row sums to 1.
-    """
+    """Posterior probabilities exp(b_c - logsumexp(b)) from joint log scores b of shape
+    (n_classes,) or (n_samples, n_classes) (finite, or -inf for an impossible class)."""
     b = np.asarray(scores, dtype=np.float64)
     if b.ndim not in (1, 2) or b.shape[-1] == 0:
         raise ValueError(
@@ -149,20 +117,8 @@ def stable_posterior(scores):
 
 
 def numerics_table(n_words, gap, word_prob=0.01, prior_a=0.5):
-    """One setting of the explorer: naive (float64, float32) and log-sum-exp side by side.
-
-    Parameters
-    ----------
-    n_words, gap, word_prob, prior_a
-        As in :func:`class_scores`.
-
-    Returns
-    -------
-    DataFrame of shape (3, 5)
-        Rows "naive float64", "naive float32", "log-sum-exp"; columns "p(x, A)", "p(x, B)",
-        "P(A | x)", "P(B | x)" and "note" ("underflow: 0/0 = NaN", "underflow", or ""). The
-        log-sum-exp row works with b_c and never forms p(x, c): its first two entries are NaN.
-    """
+    """One setting: rows "naive float64", "naive float32", "log-sum-exp"; columns "p(x, A)",
+    "p(x, B)" (NaN for log-sum-exp, which never forms them), "P(A | x)", "P(B | x)", "note"."""
     b = class_scores(n_words, gap, word_prob, prior_a)
     rows = {}
     for name in DTYPES:
@@ -178,23 +134,9 @@ def numerics_table(n_words, gap, word_prob=0.01, prior_a=0.5):
 
 
 def numerics_sweep(lengths, gap, word_prob=0.01, prior_a=0.5):
-    """P(A | x) over many document lengths, naive and stable: the explorer's static twin.
-
-    Parameters
-    ----------
-    lengths : sequence of int, shape (n_lengths,)
-        Document lengths.
-    gap, word_prob, prior_a
-        As in :func:`class_scores`.
-
-    Returns
-    -------
-    DataFrame of shape (n_lengths, 5)
-        Index "words"; columns "b_A" (the joint log score of class A), "naive float64",
-        "naive float32" (P(A | x), NaN where both products underflow), "log-sum-exp" and
-        "exact" (the logistic function 1 / (1 + exp(b_B - b_A)), computed independently of
-        log-sum-exp).
-    """
+    """P(A | x) over document lengths (the static twin): a DataFrame indexed by "words",
+    columns "b_A", "naive float64", "naive float32" (NaN where both products underflow),
+    "log-sum-exp" and "exact" (the logistic function of b_A - b_B, without log-sum-exp)."""
     if isinstance(lengths, (str, bytes)) or not hasattr(lengths, "__len__") or len(lengths) == 0:
         raise TypeError("lengths must be a non-empty sequence of ints")
     rows = []
@@ -203,36 +145,19 @@ def numerics_sweep(lengths, gap, word_prob=0.01, prior_a=0.5):
         # the logistic function of b_A - b_B, written so that exp never overflows
         d = b[0] - b[1]
         exact = 1.0 / (1.0 + math.exp(-d)) if d >= 0 else math.exp(d) / (1.0 + math.exp(d))
-        rows.append(
-            {
-                "words": int(n),
-                "b_A": float(b[0]),
-                "naive float64": float(naive_posterior(n, gap, word_prob, prior_a)["posterior"][0]),
-                "naive float32": float(
-                    naive_posterior(n, gap, word_prob, prior_a, dtype="float32")["posterior"][0]
-                ),
-                "log-sum-exp": float(stable_posterior(b)[0]),
-                "exact": exact,
-            }
-        )
+        row = {"words": int(n), "b_A": float(b[0])}
+        for name in DTYPES:
+            naive = naive_posterior(n, gap, word_prob, prior_a, dtype=name)
+            row[f"naive {name}"] = float(naive["posterior"][0])
+        rows.append({**row, "log-sum-exp": float(stable_posterior(b)[0]), "exact": exact})
     return pd.DataFrame(rows).set_index("words")
 
 
 def first_zero_length(word_prob, dtype="float64"):
     """The smallest n for which word_prob ** n, computed in ``dtype``, is exactly 0.0.
 
-    The power is rounded once (as NumPy's ``**`` does), so this is the first n with
-    p ** n below half the smallest subnormal number of the type: 2 ** -1075 in float64,
-    2 ** -150 in float32.
-
-    Parameters
-    ----------
-    word_prob : float in (0, 1)
-    dtype : {"float64", "float32"}, default "float64"
-
-    Returns
-    -------
-    int
+    The power is rounded once (as NumPy's ``**`` does): the first n with p ** n below half the
+    smallest subnormal number, 2 ** -1075 in float64 and 2 ** -150 in float32.
     """
     p = check_probability("word_prob", word_prob, open_low=True, open_high=True)
     kind = _check_dtype(dtype)
@@ -260,35 +185,19 @@ def first_zero_length(word_prob, dtype="float64"):
 def _fmt(value):
     if isinstance(value, str):
         return html.escape(value)
-    if math.isnan(value):
-        return "NaN"
-    if value == 0:
-        return "0.0"
-    return f"{value:.4g}"
+    return "NaN" if math.isnan(value) else ("0.0" if value == 0 else f"{value:.4g}")
 
 
-def numerics_html(table, scores):
-    """HTML of one explorer setting: the joint log scores and the table of the three ways.
-
-    Parameters
-    ----------
-    table : DataFrame
-        From :func:`numerics_table`.
-    scores : array-like of shape (2,)
-        The joint log scores [b_A, b_B] from :func:`class_scores`.
-
-    Returns
-    -------
-    str
-    """
-    b = np.asarray(scores, dtype=float)
+def numerics_panel(n_words, gap, word_prob=0.01):
+    """The explorer's panel as HTML: the scores and the three computations of one setting."""
+    n = int(round(n_words))
+    table, b = numerics_table(n, gap, word_prob), class_scores(n, gap, word_prob)
     head = "".join(f"<th>{html.escape(c)}</th>" for c in ["", *table.columns])
     body = []
     for name, row in table.iterrows():
-        stable = name == "log-sum-exp"
         flagged = row["note"].startswith("underflow")
         style = f' style="color:{FLAG_TEXT};font-weight:bold"' if flagged else ""
-        values = ["not formed" if stable and j < 2 else v for j, v in enumerate(row)]
+        values = ["not formed" if name == "log-sum-exp" and j < 2 else v for j, v in enumerate(row)]
         cells = "".join(f"<td>{_fmt(v)}</td>" for v in values)
         body.append(f"<tr{style}><th>{html.escape(str(name))}</th>{cells}</tr>")
     return (
@@ -297,26 +206,17 @@ def numerics_html(table, scores):
     )
 
 
-def numerics_panel(n_words, gap, word_prob=0.01):
-    """The explorer's panel at one setting: the scores and the three computations, as HTML."""
-    n = int(round(n_words))
-    return numerics_html(numerics_table(n, gap, word_prob), class_scores(n, gap, word_prob))
-
-
 #: The explorer's controls: the document length on a log scale (10 to 100 000 words) and the
 #: per-word gap in log probability between the classes (in nats).
 CONTROLS = (
     Slider("n_words", "document length (words)", 1.0, 5.0, 0.25, fmt=".0f", log=True),
-    Slider("gap", "per-word gap (nats)", GAP_MIN, GAP_MAX, GAP_STEP, fmt=".3f"),
+    Slider("gap", "per-word gap (nats)", 0.0, 0.05, 0.001, fmt=".3f"),
 )
 
 
 def numerics_explorer(n_words=100, gap=0.01, word_prob=0.01):
-    """Sliders for the document length and the per-word gap over :func:`numerics_panel`.
-
-    ``word_prob``, the probability of each word under class A, stays fixed. Returns an
-    ``ipywidgets.VBox``.
-    """
+    """Sliders for the document length and the per-word gap over :func:`numerics_panel`;
+    ``word_prob`` (each word's probability under A) stays fixed. Returns an ipywidgets.VBox."""
     word_prob = check_probability("word_prob", word_prob, open_low=True, open_high=True)
     show = partial(numerics_panel, word_prob=word_prob)
     return explorer(CONTROLS, show, n_words=n_words, gap=gap)

@@ -1,62 +1,41 @@
 """The smoothing chapter's explorer: under- and over-smoothing of Bernoulli naive Bayes.
 
-A small training set of binary images (the chapter passes scikit-learn's digits, binarised)
-is split once, with a seeded permutation, and its counts are kept in a :class:`SmoothingSplit`
-so that every slider move only re-smooths the counts. Two pseudo-counts are explored:
-
-* ``alpha``, added to both outcomes of every pixel: the posterior mean under a
-  Beta(alpha, alpha) prior, theta_cd = (N_cd + alpha) / (N_c + 2 alpha);
-* ``prior_pseudo``, added to every class count: the posterior mean under a symmetric
-  Dirichlet prior on the class prior, pi_c = (N_c + beta) / (N + C beta).
-
-The pure functions compute what the explorer shows: the smoothed estimates
-(:func:`smoothed_estimates`), the posterior of one test image (:func:`point_posterior`) and the
-held-out log-loss and accuracy (:func:`held_out_scores`); :func:`alpha_sweep` is the static
-twin for the HTML book. The Beta-Bernoulli helpers (:func:`beta_pdf`,
-:func:`beta_point_estimates`) draw and tabulate the prior and posterior of one parameter.
+Binary images (the chapter's binarised digits) are split once, with a seeded permutation, into
+a :class:`SmoothingSplit`. Every setting is nbcore's :class:`~nbcore.BernoulliNB` fitted on it
+(:func:`bernoulli_model`) with two pseudo-counts: ``alpha`` on both outcomes of every pixel (a
+Beta(alpha, alpha) prior) and ``prior_pseudo`` on every class count (a symmetric Dirichlet prior
+on pi, passed as ``class_prior``). The estimates, posteriors and held-out scores below all read
+that model; :func:`alpha_sweep` is the static twin. :func:`beta_pdf` and
+:func:`beta_point_estimates` draw and tabulate the Beta prior and posterior of one parameter.
 """
 
 import html
 import math
 from dataclasses import dataclass
-from numbers import Integral, Real
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
 from nbcore._validation import check_int, check_real
-from nbcore.numerics import logsumexp
+from nbcore.bernoulli import BernoulliNB
+from nbcore.widgets._explorer import Slider, explorer
 
 __all__ = [
     "SmoothingSplit",
     "make_split",
+    "bernoulli_model",
     "smoothed_estimates",
     "point_posterior",
     "held_out_scores",
-    "explorer_state",
     "alpha_sweep",
     "best_alpha",
     "beta_pdf",
     "beta_point_estimates",
-    "state_html",
+    "smoothing_panel",
+    "smoothing_controls",
     "smoothing_explorer",
 ]
-
-# The alpha slider moves on a log scale: 10 ** ALPHA_LOG_MIN ... 10 ** ALPHA_LOG_MAX.
-ALPHA_LOG_MIN, ALPHA_LOG_MAX, ALPHA_LOG_STEP = -3.0, 3.0, 0.1
-PRIOR_PSEUDO_MAX, PRIOR_PSEUDO_STEP = 30.0, 0.5
-
-
-# --------------------------------------------------------------------------- input checks
-
-
-def _check_alpha(alpha):
-    if isinstance(alpha, Real) and not isinstance(alpha, bool) and alpha == 0:
-        raise ValueError(
-            "alpha must be > 0 here: with alpha = 0 a pixel never seen on (or off) in a class "
-            "has probability 0, and a test image can rule out every class; got 0.0"
-        )
-    return check_real("alpha", alpha, 0.0, open_low=True)
 
 
 def _check_split(split):
@@ -67,30 +46,14 @@ def _check_split(split):
     return split
 
 
-# --------------------------------------------------------------------------- the data
-
-
 @dataclass(frozen=True, eq=False)
 class SmoothingSplit:
-    """A fixed train/test split of binary features with the training counts precomputed.
+    """A fixed train/test split of 0/1 features, with the training counts.
 
-    Attributes
-    ----------
-    X_train : ndarray of shape (n_train, n_features)
-        0/1 features of the training records.
-    y_train : ndarray of shape (n_train,)
-    X_test : ndarray of shape (n_test, n_features)
-    y_test : ndarray of shape (n_test,)
-    classes : ndarray of shape (n_classes,)
-        Sorted labels (those of the whole data, so a class may have no training record).
-    class_count : ndarray of shape (n_classes,)
-        N_c, training records of each class.
-    feature_count : ndarray of shape (n_classes, n_features)
-        N_cd, training records of class c with feature d on.
-    test_codes : ndarray of shape (n_test,)
-        Position of each test label in ``classes``.
-    train_index, test_index : ndarray of shape (n_train,) and (n_test,)
-        Rows of the original X that went into each set (sorted), to find the raw records.
+    ``classes`` are the sorted labels of the whole data (a class may have no training
+    record); ``class_count`` (C,) and ``feature_count`` (C, D) are N_c and N_cd as
+    :class:`~nbcore.BernoulliNB` counts them; ``test_codes`` the position of each test label in
+    ``classes``; ``train_index`` and ``test_index`` the sorted rows of the original X.
     """
 
     X_train: np.ndarray
@@ -117,16 +80,10 @@ def make_split(X, y, *, n_train, seed, threshold=0.0):
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-        Numeric features, for example pixel intensities.
     y : array-like of shape (n_samples,)
-        Class labels.
-    n_train : int
-        Training records, drawn without replacement by ``np.random.default_rng(seed)``; all
-        other records are the test set.
-    seed : int
-        Seed of the permutation, so that the split is the same on every run.
+    n_train, seed : int
+        Training records, drawn by ``np.random.default_rng(seed)``; the rest are the test set.
     threshold : float, default 0.0
-        A feature is on (1) where x > threshold.
 
     Returns
     -------
@@ -141,158 +98,83 @@ def make_split(X, y, *, n_train, seed, threshold=0.0):
     if not np.all(np.isfinite(X)):
         raise ValueError("X must hold finite numbers, got NaN or infinity")
     n_train = check_int("n_train", n_train, 1, X.shape[0] - 1)
-    seed = check_int("seed", seed)
-    threshold = check_real("threshold", threshold)
-    binary = (X > threshold).astype(np.float64)
-    order = np.random.default_rng(seed).permutation(X.shape[0])
+    order = np.random.default_rng(check_int("seed", seed)).permutation(X.shape[0])
     train, test = np.sort(order[:n_train]), np.sort(order[n_train:])
+    binary = (X > check_real("threshold", threshold)).astype(np.float64)
     classes = np.unique(y)
-    onehot = (y[train][:, None] == classes[None, :]).astype(np.float64)  # (n_train, C)
+    counts = BernoulliNB(binarize=None).partial_fit(binary[train], y[train], classes=classes)
     return SmoothingSplit(
         X_train=binary[train],
         y_train=y[train],
         X_test=binary[test],
         y_test=y[test],
         classes=classes,
-        class_count=onehot.sum(axis=0),
-        feature_count=onehot.T @ binary[train],  # N_cd = sum over class-c records of x_d
+        class_count=counts.class_count_,
+        feature_count=counts.feature_count_,
         test_codes=np.searchsorted(classes, y[test]),
         train_index=train,
         test_index=test,
     )
 
 
-# --------------------------------------------------------------------------- the three panels
-
-
-def smoothed_estimates(split, alpha, prior_pseudo=0.0):
-    """The smoothed class prior and pixel probabilities of a split.
+def bernoulli_model(split, alpha, prior_pseudo=0.0):
+    """nbcore's BernoulliNB fitted on the split's training records, smoothed as asked.
 
     Parameters
     ----------
     split : SmoothingSplit
     alpha : float > 0
-        Pseudo-count added to both outcomes of every feature (a Beta(alpha, alpha) prior).
     prior_pseudo : float >= 0, default 0.0
-        Pseudo-count beta added to every class count (a symmetric Dirichlet prior); 0 gives
-        the maximum likelihood prior N_c / N that nbcore and scikit-learn use.
+        Pseudo-count beta added to every class count; 0 keeps the maximum likelihood N_c / N.
 
     Returns
     -------
-    dict
-        ``"class_prior"``: ndarray of shape (n_classes,), (N_c + beta) / (N + C beta);
-        ``"theta"``: ndarray of shape (n_classes, n_features), (N_cd + alpha) / (N_c + 2 alpha).
+    BernoulliNB
     """
     split = _check_split(split)
-    alpha = _check_alpha(alpha)
+    alpha = check_real("alpha", alpha, 0.0, open_low=True)
     beta = check_real("prior_pseudo", prior_pseudo, 0.0)
-    n_classes = len(split.classes)
-    total = split.class_count.sum() + n_classes * beta
-    class_prior = (split.class_count + beta) / total
-    # two outcomes per pixel (on, off), each gets alpha: the denominator grows by 2 alpha
-    theta = (split.feature_count + alpha) / (split.class_count[:, None] + 2 * alpha)
-    return {"class_prior": class_prior, "theta": theta}
+    prior = None
+    if beta > 0:  # the Dirichlet posterior mean (N_c + beta) / (N + C beta)
+        prior = (split.class_count + beta) / (split.class_count.sum() + len(split.classes) * beta)
+    model = BernoulliNB(alpha=alpha, binarize=None, class_prior=prior)
+    return model.partial_fit(split.X_train, split.y_train, classes=split.classes)
 
 
-def _log_posterior(estimates, X):
-    """log P(y = c | x) of Bernoulli naive Bayes, shape (n_samples, n_classes)."""
-    theta = estimates["theta"]
-    with np.errstate(divide="ignore"):  # a class with prior 0 gets log 0 = -inf
-        log_prior = np.log(estimates["class_prior"])
-    # b_c = log pi_c + sum_d x_d log theta_cd + (1 - x_d) log(1 - theta_cd); 0 < theta < 1
-    # because alpha > 0, so every logarithm is finite
-    log_on, log_off = np.log(theta), np.log1p(-theta)
-    scores = X @ (log_on - log_off).T + log_off.sum(axis=1) + log_prior
-    return scores - logsumexp(scores, axis=1, keepdims=True)
+def smoothed_estimates(split, alpha, prior_pseudo=0.0):
+    """The estimates of :func:`bernoulli_model` as a dict: ``"class_prior"`` (C,),
+    (N_c + beta) / (N + C beta), and ``"theta"`` (C, D), (N_cd + alpha) / (N_c + 2 alpha)."""
+    model = bernoulli_model(split, alpha, prior_pseudo)
+    return {"class_prior": np.exp(model.class_log_prior_), "theta": np.exp(model.feature_log_prob_)}
 
 
 def point_posterior(split, alpha, prior_pseudo=0.0, index=0):
-    """Posterior P(y = c | x) of one test record.
-
-    Parameters
-    ----------
-    split, alpha, prior_pseudo
-        As in :func:`smoothed_estimates`.
-    index : int, default 0
-        Position of the record in the test set.
-
-    Returns
-    -------
-    Series of shape (n_classes,)
-        Index ``split.classes``, the posterior probabilities (they sum to 1).
-    """
+    """Posterior P(y = c | x) of test record ``index``, a Series indexed by ``split.classes``."""
     split = _check_split(split)
     index = check_int("index", index, 0, len(split.y_test) - 1)
-    estimates = smoothed_estimates(split, alpha, prior_pseudo)
-    log_post = _log_posterior(estimates, split.X_test[index : index + 1])[0]
-    return pd.Series(np.exp(log_post), index=split.classes, name="posterior")
+    model = bernoulli_model(split, alpha, prior_pseudo)
+    proba = model.predict_proba(split.X_test[index : index + 1])[0]
+    return pd.Series(proba, index=split.classes, name="posterior")
+
+
+def _scores(model, split):
+    """Held-out log-loss and accuracy of a fitted model."""
+    log_post = model.predict_log_proba(split.X_test)
+    true = log_post[np.arange(len(split.y_test)), split.test_codes]
+    accuracy = np.mean(np.argmax(log_post, axis=1) == split.test_codes)
+    return {"log_loss": float(-true.mean()), "accuracy": float(accuracy)}
 
 
 def held_out_scores(split, alpha, prior_pseudo=0.0):
-    """Held-out log-loss and accuracy of the smoothed model on the test set.
-
-    Parameters
-    ----------
-    split, alpha, prior_pseudo
-        As in :func:`smoothed_estimates`.
-
-    Returns
-    -------
-    dict
-        ``"log_loss"``: mean of -log P(y = true class | x) over the test records (natural
-        log; infinite if a test record's true class has probability 0);
-        ``"accuracy"``: fraction of test records whose most probable class is the true one.
-    """
-    split = _check_split(split)
-    log_post = _log_posterior(smoothed_estimates(split, alpha, prior_pseudo), split.X_test)
-    rows = np.arange(len(split.y_test))
-    log_loss = float(-log_post[rows, split.test_codes].mean())
-    accuracy = float(np.mean(np.argmax(log_post, axis=1) == split.test_codes))
-    return {"log_loss": log_loss, "accuracy": accuracy}
-
-
-def explorer_state(split, alpha, prior_pseudo=0.0, index=0):
-    """Everything the explorer shows for one setting of its sliders.
-
-    Parameters
-    ----------
-    split, alpha, prior_pseudo, index
-        As in :func:`point_posterior`.
-
-    Returns
-    -------
-    dict
-        ``"estimates"`` (:func:`smoothed_estimates`), ``"posterior"``
-        (:func:`point_posterior`), ``"scores"`` (:func:`held_out_scores`), ``"true_class"``
-        and ``"prediction"`` of the test record.
-    """
-    split = _check_split(split)
-    index = check_int("index", index, 0, len(split.y_test) - 1)
-    posterior = point_posterior(split, alpha, prior_pseudo, index)
-    return {
-        "estimates": smoothed_estimates(split, alpha, prior_pseudo),
-        "posterior": posterior,
-        "scores": held_out_scores(split, alpha, prior_pseudo),
-        "true_class": split.y_test[index],
-        "prediction": posterior.index[int(np.argmax(posterior.to_numpy()))],
-    }
+    """Held-out ``"log_loss"`` (mean -log P(true class | x), natural log) and ``"accuracy"``
+    (share of test records whose most probable class is the true one), as a dict."""
+    return _scores(bernoulli_model(split, alpha, prior_pseudo), split)
 
 
 def alpha_sweep(split, alphas, prior_pseudo=0.0):
-    """Held-out log-loss and accuracy over a grid of alphas: the explorer's static twin.
-
-    Parameters
-    ----------
-    split : SmoothingSplit
-    alphas : sequence of float > 0, shape (n_alphas,)
-    prior_pseudo : float >= 0, default 0.0
-
-    Returns
-    -------
-    DataFrame of shape (n_alphas, 2)
-        Index ``alpha``, columns ``log_loss`` and ``accuracy``.
-    """
-    alphas = [_check_alpha(a) for a in np.atleast_1d(alphas).tolist()]
+    """:func:`held_out_scores` over a grid of alphas (the static twin): a DataFrame indexed
+    by ``alpha`` with columns ``log_loss`` and ``accuracy``."""
+    alphas = [check_real("alpha", a, 0.0, open_low=True) for a in np.atleast_1d(alphas).tolist()]
     if not alphas:
         raise ValueError("alphas must hold at least one value, got an empty grid")
     rows = [held_out_scores(split, a, prior_pseudo) for a in alphas]
@@ -300,19 +182,7 @@ def alpha_sweep(split, alphas, prior_pseudo=0.0):
 
 
 def best_alpha(sweep, column="log_loss"):
-    """The alpha of a sweep with the lowest log-loss (or the highest accuracy).
-
-    Parameters
-    ----------
-    sweep : DataFrame
-        The result of :func:`alpha_sweep`.
-    column : {"log_loss", "accuracy"}, default "log_loss"
-
-    Returns
-    -------
-    float
-        The first alpha of the grid that attains the best value.
-    """
+    """The first alpha of an :func:`alpha_sweep` with the lowest log-loss or highest accuracy."""
     if column not in ("log_loss", "accuracy"):
         raise ValueError(f"column must be 'log_loss' or 'accuracy', got {column!r}")
     if not isinstance(sweep, pd.DataFrame) or column not in sweep.columns or sweep.empty:
@@ -322,21 +192,8 @@ def best_alpha(sweep, column="log_loss"):
     return float(sweep.index[position])
 
 
-# --------------------------------------------------------------------------- Beta prior
-
-
 def beta_pdf(theta, a, b):
-    """Density of Beta(a, b) at theta: theta^(a-1) (1-theta)^(b-1) / B(a, b).
-
-    Parameters
-    ----------
-    theta : array-like of float in [0, 1]
-    a, b : float > 0
-
-    Returns
-    -------
-    ndarray of the shape of ``theta``
-    """
+    """Density of Beta(a, b) at theta in [0, 1]: theta^(a-1) (1-theta)^(b-1) / B(a, b)."""
     a = check_real("a", a, 0.0, open_low=True)
     b = check_real("b", b, 0.0, open_low=True)
     theta = np.asarray(theta, dtype=np.float64)
@@ -344,132 +201,86 @@ def beta_pdf(theta, a, b):
         raise ValueError("theta must hold numbers in [0, 1]")
     log_norm = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)  # -log B(a, b)
     with np.errstate(divide="ignore", invalid="ignore"):
-        # (a - 1) log theta, taking a power of 0 as 1 (theta^0 = 1 also at theta = 0, where
-        # 0 * log 0 would give NaN); a density that is infinite at an end gives inf there
+        # a power of 0 is 1, also at theta = 0 (where 0 * log 0 would give NaN)
         on = np.where(a == 1, 0.0, (a - 1) * np.log(theta))
         off = np.where(b == 1, 0.0, (b - 1) * np.log1p(-theta))
-    log_density = log_norm + on + off
-    return np.exp(log_density)
+    return np.exp(log_norm + on + off)
 
 
 def beta_point_estimates(n_on, n_records, a, b):
     """MLE, posterior mean and MAP of a Bernoulli theta under a Beta(a, b) prior.
 
-    After n_on successes in n_records trials the posterior is
+    After n_on successes (N_cd) in n_records trials (N_c) the posterior is
     Beta(n_on + a, n_records - n_on + b).
-
-    Parameters
-    ----------
-    n_on : int
-        N_cd, the records (of class c) with the feature on.
-    n_records : int
-        N_c, all records of class c.
-    a, b : float > 0
-        The prior's pseudo-counts.
 
     Returns
     -------
     dict
-        ``"mle"`` N_cd / N_c; ``"mean"`` (N_cd + a) / (N_c + a + b); ``"map"``
-        (N_cd + a - 1) / (N_c + a + b - 2), the mode, which holds when both posterior
-        parameters are at least 1 and not both equal to 1 (a parameter equal to 1 puts the
-        mode on the boundary, 0 or 1, and the formula gives it); NaN when the posterior has
-        no mode (a parameter below 1: the density is unbounded at 0 or 1; or both equal to
-        1: a flat density); ``"posterior"``
-        the pair (N_cd + a, N_c - N_cd + b).
+        ``"mle"`` N_cd / N_c; ``"mean"`` (N_cd + a) / (N_c + a + b); ``"map"`` the mode
+        (N_cd + a - 1) / (N_c + a + b - 2), NaN where the posterior has none (a parameter below
+        1, or both equal to 1); ``"posterior"`` the pair (N_cd + a, N_c - N_cd + b).
     """
-    for name, value in (("n_on", n_on), ("n_records", n_records)):
-        if isinstance(value, bool) or not isinstance(value, Integral) or value < 0:
-            raise ValueError(f"{name} must be a count (an int >= 0), got {value!r}")
+    n_on = check_int("n_on", n_on, 0)
+    n_records = check_int("n_records", n_records, 0)
     if n_on > n_records:
         raise ValueError(f"n_on must be <= n_records, got {n_on} > {n_records}")
     a = check_real("a", a, 0.0, open_low=True)
     b = check_real("b", b, 0.0, open_low=True)
     post_a, post_b = n_on + a, n_records - n_on + b
-    if post_a >= 1 and post_b >= 1 and post_a + post_b > 2:
-        mode = (post_a - 1) / (post_a + post_b - 2)
-    else:
-        mode = math.nan
+    has_mode = post_a >= 1 and post_b >= 1 and post_a + post_b > 2
     return {
         "mle": n_on / n_records if n_records else math.nan,
         "mean": post_a / (post_a + post_b),
-        "map": mode,
+        "map": (post_a - 1) / (post_a + post_b - 2) if has_mode else math.nan,
         "posterior": (post_a, post_b),
     }
 
 
-# --------------------------------------------------------------------------- the explorer
-
-
-def _image_html(values, size):
-    """An 8 x 8 (or side x side) grid of grey cells, black for 1 and white for 0."""
+def _image_html(values, size=9):
+    """A square grid of grey cells (one row if not square), black for 1 and white for 0."""
     side = int(round(math.sqrt(values.size)))
-    if side * side != values.size:
-        side = values.size  # not square: one row
-    cells = []
-    for r in range(values.size // side):
-        row = "".join(
-            f"<td style='width:{size}px;height:{size}px;padding:0;"
-            f"background:rgb({v},{v},{v})'></td>"
-            for v in (255 - np.round(255 * values[r * side : (r + 1) * side])).astype(int)
-        )
-        cells.append(f"<tr>{row}</tr>")
-    return f"<table style='border-collapse:collapse;border:1px solid #888'>{''.join(cells)}</table>"
+    side = side if side * side == values.size else values.size
+    greys = (255 - np.round(255 * values)).astype(int).reshape(-1, side)
+    cell = "<td style='width:{0}px;height:{0}px;padding:0;background:rgb({1},{1},{1})'></td>"
+    rows = "".join("<tr>" + "".join(cell.format(size, v) for v in row) + "</tr>" for row in greys)
+    return f"<table style='border-collapse:collapse;border:1px solid #888'>{rows}</table>"
 
 
-def state_html(state, split, *, alpha, prior_pseudo, index):
-    """HTML of one explorer setting: estimates, the test record's posterior, held-out scores.
-
-    Parameters
-    ----------
-    state : dict
-        The result of :func:`explorer_state`.
-    split : SmoothingSplit
-    alpha, prior_pseudo : float
-    index : int
-        The slider values, repeated in the panel.
-
-    Returns
-    -------
-    str
-        An HTML fragment (no scripts, no external resources).
-    """
+def smoothing_panel(split, alpha, prior_pseudo=0.0, index=0):
+    """The explorer's panel as HTML: the test image and the theta of its true and predicted
+    classes as grey images, the class prior and posterior, and the held-out scores."""
+    split = _check_split(split)
+    index = check_int("index", index, 0, len(split.y_test) - 1)
+    model = bernoulli_model(split, alpha, prior_pseudo)
+    posterior = model.predict_proba(split.X_test[index : index + 1])[0]
+    theta, scores = np.exp(model.feature_log_prob_), _scores(model, split)
     classes = [html.escape(str(c)) for c in split.classes]
-    est, posterior = state["estimates"], state["posterior"].to_numpy()
-    c_true = int(np.searchsorted(split.classes, state["true_class"]))
-    c_pred = int(np.searchsorted(split.classes, state["prediction"]))
-    header = "".join(f"<th style='padding:0 0.4em'>{c}</th>" for c in classes)
+    c_true, c_pred = int(split.test_codes[index]), int(np.argmax(posterior))
 
-    def row(label, values, fmt):
-        tds = "".join(
-            f"<td style='padding:0 0.4em;font-family:monospace'>{fmt(v)}</td>" for v in values
-        )
-        return f"<tr><td>{label}</td>{tds}</tr>"
-
-    mle_prior = split.class_count / split.class_count.sum()
-    prior_table = (
-        f"<table><tr><th>class</th>{header}</tr>"
-        + row("N_c", split.class_count, lambda v: f"{v:.0f}")
-        + row("N_c / N", mle_prior, lambda v: f"{v:.3f}")
-        + row("pi_c", est["class_prior"], lambda v: f"{v:.3f}")
-        + row("P(c | x)", posterior, lambda v: f"{v:.3f}")
-        + "</table>"
+    rows = [
+        ("class", classes, "s"),
+        ("N_c", split.class_count, ".0f"),
+        ("N_c / N", split.class_count / split.class_count.sum(), ".3f"),
+        ("pi_c", np.exp(model.class_log_prior_), ".3f"),
+        ("P(c | x)", posterior, ".3f"),
+    ]
+    cell = "<td style='padding:0 0.4em;font-family:monospace'>{:{}}</td>"
+    prior_table = "".join(
+        f"<tr><td>{name}</td>{''.join(cell.format(v, fmt) for v in values)}</tr>"
+        for name, values, fmt in rows
     )
     images = "".join(
-        f"<td style='padding-right:1em;vertical-align:top'>{title}<br>{_image_html(values, 9)}</td>"
+        f"<td style='padding-right:1em;vertical-align:top'>{title}<br>{_image_html(values)}</td>"
         for title, values in (
             ("test image x", split.X_test[index]),
-            (f"theta of class {classes[c_true]} (true)", est["theta"][c_true]),
-            (f"theta of class {classes[c_pred]} (predicted)", est["theta"][c_pred]),
+            (f"theta of class {classes[c_true]} (true)", theta[c_true]),
+            (f"theta of class {classes[c_pred]} (predicted)", theta[c_pred]),
         )
     )
-    scores = state["scores"]
     verdict = "right" if c_true == c_pred else "wrong"
     return (
         f"<div><p>alpha = {alpha:.3g}, class-prior pseudo-count = {prior_pseudo:.1f}, "
-        f"test image {index}</p>"
-        f"<table><tr>{images}</tr></table>"
-        f"{prior_table}"
+        f"test image {index}</p><table><tr>{images}</tr></table><table>{prior_table}</table>"
         f"<p>Prediction: <b>{classes[c_pred]}</b> (true class {classes[c_true]}: {verdict}). "
         f"Held-out log-loss <b>{scores['log_loss']:.3f}</b>, "
         f"accuracy <b>{scores['accuracy']:.3f}</b> on {len(split.y_test)} test images, "
@@ -477,78 +288,20 @@ def state_html(state, split, *, alpha, prior_pseudo, index):
     )
 
 
-def _on_alpha_grid(alpha):
-    """The nearest value of the log-scale slider's grid."""
-    exponent = round(math.log10(_check_alpha(alpha)) / ALPHA_LOG_STEP) * ALPHA_LOG_STEP
-    exponent = min(max(exponent, ALPHA_LOG_MIN), ALPHA_LOG_MAX)
-    return round(exponent, 10)
+def smoothing_controls(split):
+    """The explorer's controls: alpha on a log scale (10^-3 to 10^3), the class-prior
+    pseudo-count (0 to 30) and the test image (one of the split's)."""
+    return (
+        Slider("alpha", "smoothing alpha", -3.0, 3.0, 0.1, fmt=".3g", log=True),
+        Slider("prior_pseudo", "class-prior pseudo-count", 0.0, 30.0, 0.5, fmt=".1f"),
+        Slider("index", "test image", 0, len(_check_split(split).y_test) - 1, 1, integer=True),
+    )
 
 
 def smoothing_explorer(split, alpha=1.0, prior_pseudo=0.0, index=0):
-    """Sliders for alpha, the class-prior pseudo-count and the test record, with all panels.
-
-    Parameters
-    ----------
-    split : SmoothingSplit
-        The data, counted once (:func:`make_split`); slider moves only re-smooth the counts.
-    alpha : float, default 1.0
-        Starting value of the log-scale alpha slider (10^-3 to 10^3; rounded to its grid).
-    prior_pseudo : float, default 0.0
-        Starting value of the class-prior pseudo-count slider (0 to 30 in steps of 0.5).
-    index : int, default 0
-        Starting test record.
-
-    Returns
-    -------
-    ipywidgets.VBox
-        Three sliders and an HTML panel that each slider move recomputes.
-    """
-    import ipywidgets as w
-
-    split = _check_split(split)
-    exponent = _on_alpha_grid(alpha)
-    beta = check_real("prior_pseudo", prior_pseudo, 0.0)
-    beta = min(round(beta / PRIOR_PSEUDO_STEP) * PRIOR_PSEUDO_STEP, PRIOR_PSEUDO_MAX)
-    index = check_int("index", index, 0, len(split.y_test) - 1)
-    style = {"description_width": "14em"}
-    layout = w.Layout(width="36em")
-    alpha_slider = w.FloatLogSlider(
-        value=10**exponent,
-        base=10,
-        min=ALPHA_LOG_MIN,
-        max=ALPHA_LOG_MAX,
-        step=ALPHA_LOG_STEP,
-        description="smoothing alpha",
-        readout_format=".3g",
-        style=style,
-        layout=layout,
-    )
-    prior_slider = w.FloatSlider(
-        value=beta,
-        min=0.0,
-        max=PRIOR_PSEUDO_MAX,
-        step=PRIOR_PSEUDO_STEP,
-        description="class-prior pseudo-count",
-        readout_format=".1f",
-        style=style,
-        layout=layout,
-    )
-    index_slider = w.IntSlider(
-        value=index,
-        min=0,
-        max=len(split.y_test) - 1,
-        description="test image",
-        style=style,
-        layout=layout,
-    )
-    panel = w.HTML()
-
-    def update(_change=None):
-        a, b, i = alpha_slider.value, prior_slider.value, index_slider.value
-        state = explorer_state(split, a, b, i)
-        panel.value = state_html(state, split, alpha=a, prior_pseudo=b, index=i)
-
-    for slider in (alpha_slider, prior_slider, index_slider):
-        slider.observe(update, names="value")
-    update()
-    return w.VBox([alpha_slider, prior_slider, index_slider, panel])
+    """Sliders for alpha, the class-prior pseudo-count and the test image over
+    :func:`smoothing_panel` of ``split``; starting values are snapped to the sliders' grids.
+    Returns an ``ipywidgets.VBox``."""
+    show = partial(smoothing_panel, split)
+    start = dict(alpha=alpha, prior_pseudo=prior_pseudo, index=index)
+    return explorer(smoothing_controls(split), show, **start)

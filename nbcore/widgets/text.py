@@ -1,18 +1,15 @@
 """The text chapter's explorer: how each word of a message moves the log-odds of spam.
 
-Bernoulli and multinomial naive Bayes read the same message differently. The Bernoulli model
-asks, for every word of the vocabulary, whether it is present, so the words a message lacks
-count as evidence too; the multinomial model counts the words that are there, each occurrence
-adding the same amount. The pure functions below split the log-odds
-log P(spam | x) - log P(ham | x) into one term per word (plus the prior, plus the absent
-words of the Bernoulli model), and :func:`text_explorer` wires a message box and a smoothing
-slider to them. The static twin for the HTML book is :func:`contribution_small_multiples`
-with :func:`log_odds_table`.
-
+The Bernoulli model asks of every vocabulary word whether it is present, so absent words count
+as evidence too; the multinomial model counts the words that are there. :func:`word_contributions`
+splits each fitted model's log-odds b_spam - b_ham into the prior, one term per word and (for
+the Bernoulli model) the absent words; :func:`text_explorer` shows it for a typed message, and
+:func:`log_odds_table` with :func:`contribution_small_multiples` is its static twin.
 """
 
 import html
 import re
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -21,7 +18,8 @@ from nbcore._validation import check_real
 from nbcore.bernoulli import BernoulliNB
 from nbcore.datasets import load_messages
 from nbcore.multinomial import MultinomialNB
-from nbcore.plotting import class_style, new_figure
+from nbcore.plotting import class_style, figure_html, new_figure
+from nbcore.widgets._explorer import Slider, Text, explorer
 
 __all__ = [
     "EXAMPLE_MESSAGES",
@@ -29,8 +27,7 @@ __all__ = [
     "count_matrix",
     "word_contributions",
     "log_odds_table",
-    "contributions_html",
-    "contribution_figure",
+    "text_panel",
     "contribution_small_multiples",
     "text_explorer",
 ]
@@ -42,30 +39,15 @@ EXAMPLE_MESSAGES = (
     "Free lunch! Free drinks! Free entry tonight",
 )
 
-#: The two classes, in the order of ``classes_`` (sorted labels).
-CLASSES = ("ham", "spam")
-MODELS = ("Bernoulli", "multinomial")
+CLASSES, MODELS = ("ham", "spam"), ("Bernoulli", "multinomial")  # classes in sorted order
 PRIOR_ROW, ABSENT_ROW = "prior", "absent words"
-
-# Range and step of the explorer's smoothing slider (alpha = 0 would give log 0 = -inf).
-ALPHA_MIN, ALPHA_MAX, ALPHA_STEP = 0.05, 5.0, 0.05
 
 _NON_LETTERS = re.compile(r"[^a-z]+")
 
 
 def tokenize(text):
-    """Split a message into words: lower case, broken at every character that is not a letter.
-
-    Parameters
-    ----------
-    text : str
-
-    Returns
-    -------
-    list of str
-        The words in order, repeats kept ("Free, free!" gives ``["free", "free"]``); digits
-        and punctuation are separators, so "don't" gives ``["don", "t"]``.
-    """
+    """The words of ``text`` in order, lower case, repeats kept, split at every non-letter
+    ("Free, free!" gives ``["free", "free"]``, "don't" gives ``["don", "t"]``)."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     return [word for word in _NON_LETTERS.split(text.lower()) if word]
@@ -78,13 +60,12 @@ def count_matrix(texts, vocabulary=None):
     ----------
     texts : sequence of str, length n_samples
     vocabulary : sequence of str, optional
-        The words to count, one column each. By default every word of ``texts``, sorted.
-        Words of a message that are not in the vocabulary are left out.
+        The words to count, one column each (others are left out); default every word of
+        ``texts``, sorted.
 
     Returns
     -------
     counts : ndarray of int, shape (n_samples, n_features)
-        ``counts[i, d]`` is the number of times word d occurs in message i.
     vocabulary : list of str, length n_features
     """
     if isinstance(texts, str) or not hasattr(texts, "__iter__"):
@@ -106,6 +87,7 @@ def count_matrix(texts, vocabulary=None):
 
 
 def _messages_data(data):
+    """The training messages: ``data`` checked, or the book's corpus."""
     if data is None:
         return load_messages()
     if not isinstance(data, pd.DataFrame):
@@ -120,34 +102,28 @@ def _messages_data(data):
 def word_contributions(message, alpha=1.0, *, data=None):
     """Split the log-odds of spam for one message into a term per word, for both models.
 
-    Both models are fitted to ``data`` with the same smoothing. With theta_cd the fitted
-    probability of word d in class c:
+    nbcore's BernoulliNB and MultinomialNB are fitted to ``data`` with the same smoothing; the
+    log-odds b_spam - b_ham and P(spam | x) are theirs (``predict_joint_log_proba``,
+    ``predict_proba``). With theta_cd = exp(feature_log_prob_[c, d]):
 
-    * multinomial: word d adds x_d * (log theta_spam,d - log theta_ham,d), where x_d is its
-      count in the message; absent words add nothing;
-    * Bernoulli: a present word adds log theta_spam,d - log theta_ham,d (once, however often
-      it occurs), and every absent word adds log(1 - theta_spam,d) - log(1 - theta_ham,d);
-      the absent words are summed into one row.
+    * multinomial: word d adds x_d * (log theta_spam,d - log theta_ham,d), x_d its count;
+    * Bernoulli: a present word adds log theta_spam,d - log theta_ham,d once, however often it
+      occurs; the absent words together add the rest of the model's log-odds.
 
-    The prior adds log pi_spam - log pi_ham in both. Words not in the corpus's vocabulary are
-    ignored by both models (listed under ``"unknown"``).
+    Both add the prior's log pi_spam - log pi_ham; words outside the vocabulary are ignored.
 
     Parameters
     ----------
     message : str
     alpha : float > 0, default 1.0
-        Additive smoothing of both models.
-    data : DataFrame with columns ``text`` and ``label``, optional
-        Training messages; default :func:`nbcore.datasets.load_messages`.
+    data : DataFrame with columns ``text`` and ``label``, default ``load_messages()``
 
     Returns
     -------
     dict
-        ``"contributions"``: DataFrame with rows ``"prior"``, each known word of the message
-        (first-appearance order) and ``"absent words"``, columns ``"Bernoulli"`` and
-        ``"multinomial"``; ``"log_odds"``: Series, the column sums;
-        ``"posterior_spam"``: Series, P(spam | x) = 1 / (1 + exp(-log_odds));
-        ``"unknown"``: list of the message's words outside the vocabulary.
+        ``"contributions"``: DataFrame, rows ``"prior"``, the message's known words and
+        ``"absent words"``, a column per model; ``"log_odds"`` and ``"posterior_spam"``: Series
+        by model; ``"unknown"``: the message's words outside the vocabulary.
     """
     if not isinstance(message, str):
         raise TypeError(f"message must be a str, got {type(message).__name__}")
@@ -155,225 +131,107 @@ def word_contributions(message, alpha=1.0, *, data=None):
     data = _messages_data(data)
     X, vocabulary = count_matrix(data["text"].tolist())
     y = data["label"].to_numpy()
-    bernoulli = BernoulliNB(alpha=alpha).fit(X, y)
-    multinomial = MultinomialNB(alpha=alpha).fit(X, y)
-    ham, spam = (list(bernoulli.classes_).index(c) for c in CLASSES)
-
+    x = count_matrix([message], vocabulary)[0]
     words = tokenize(message)
-    column = {word: d for d, word in enumerate(vocabulary)}
-    known = list(dict.fromkeys(w for w in words if w in column))
-    unknown = list(dict.fromkeys(w for w in words if w not in column))
-    x = np.zeros(len(vocabulary))
-    for word in words:
-        if word in column:
-            x[column[word]] += 1
-
-    log_theta_b = bernoulli.feature_log_prob_
-    present_b = log_theta_b[spam] - log_theta_b[ham]  # log theta_spam,d - log theta_ham,d
-    log_not = np.log1p(-np.exp(log_theta_b))  # log(1 - theta_cd)
-    absent_b = log_not[spam] - log_not[ham]
-    log_theta_m = multinomial.feature_log_prob_
-    word_m = log_theta_m[spam] - log_theta_m[ham]
-
-    prior = float(bernoulli.class_log_prior_[spam] - bernoulli.class_log_prior_[ham])
-    rows = [PRIOR_ROW, *known, ABSENT_ROW]
-    index = [column[w] for w in known]
-    table = pd.DataFrame(
-        {
-            "Bernoulli": [prior, *present_b[index], float(absent_b[x == 0].sum())],
-            "multinomial": [prior, *(x[index] * word_m[index]), 0.0],
-        },
-        index=pd.Index(rows, name="term"),
-    )
-    log_odds = table.sum().rename("log-odds of spam")
-    posterior = (1.0 / (1.0 + np.exp(-log_odds))).rename("P(spam | x)")
+    known = list(dict.fromkeys(w for w in words if w in vocabulary))
+    unknown = list(dict.fromkeys(w for w in words if w not in vocabulary))
+    index = [vocabulary.index(w) for w in known]
+    columns, log_odds, posterior = {}, {}, {}
+    for name, kind in zip(MODELS, (BernoulliNB, MultinomialNB), strict=True):
+        model = kind(alpha=alpha).fit(X, y)
+        ham, spam = (list(model.classes_).index(c) for c in CLASSES)
+        b = model.predict_joint_log_proba(x)[0]
+        log_odds[name] = float(b[spam] - b[ham])
+        posterior[name] = float(model.predict_proba(x)[0, spam])
+        prior = float(model.class_log_prior_[spam] - model.class_log_prior_[ham])
+        log_ratio = model.feature_log_prob_[spam, index] - model.feature_log_prob_[ham, index]
+        words_term = log_ratio if kind is BernoulliNB else x[0, index] * log_ratio
+        # the Bernoulli absent words: what the model's log-odds holds beyond prior and words
+        absent = log_odds[name] - prior - words_term.sum() if kind is BernoulliNB else 0.0
+        columns[name] = [prior, *words_term, absent]
+    table = pd.DataFrame(columns, index=pd.Index([PRIOR_ROW, *known, ABSENT_ROW], name="term"))
     return {
         "contributions": table,
-        "log_odds": log_odds,
-        "posterior_spam": posterior,
+        "log_odds": pd.Series(log_odds, name="log-odds of spam"),
+        "posterior_spam": pd.Series(posterior, name="P(spam | x)"),
         "unknown": unknown,
     }
 
 
-def log_odds_table(messages, alphas, *, data=None):
-    """P(spam | x) of several messages under both models at several smoothings.
-
-    Parameters
-    ----------
-    messages : sequence of str, length n_messages
-    alphas : sequence of float > 0, length n_alphas
-    data : DataFrame, optional
-        As in :func:`word_contributions`.
-
-    Returns
-    -------
-    DataFrame of shape (n_messages * n_alphas, 4)
-        Index (message, alpha); columns the log-odds of spam and P(spam | x) of each model.
-    """
+def _grid(messages, alphas):
+    """Checked messages and alphas of a sweep, both non-empty."""
     alphas = [check_real("alpha", a, 0.0, open_low=True) for a in np.atleast_1d(alphas).tolist()]
     messages = list(messages)
     if not messages or not alphas:
         raise ValueError("messages and alphas must each hold at least one value")
-    data = _messages_data(data)
-    records = []
+    return messages, alphas
+
+
+def log_odds_table(messages, alphas, *, data=None):
+    """Each model's log-odds and P(spam | x) of every message (sequence of str) at every alpha
+    (sequence of float > 0): a DataFrame indexed by (message, alpha), with four columns."""
+    (messages, alphas), data, records = _grid(messages, alphas), _messages_data(data), []
     for message in messages:
         for a in alphas:
             state = word_contributions(message, a, data=data)
-            records.append(
-                {
-                    "message": message,
-                    "alpha": a,
-                    "log-odds (Bernoulli)": state["log_odds"]["Bernoulli"],
-                    "log-odds (multinomial)": state["log_odds"]["multinomial"],
-                    "P(spam) (Bernoulli)": state["posterior_spam"]["Bernoulli"],
-                    "P(spam) (multinomial)": state["posterior_spam"]["multinomial"],
-                }
-            )
+            record = {"message": message, "alpha": a}
+            record.update({f"log-odds ({m})": state["log_odds"][m] for m in MODELS})
+            record.update({f"P(spam) ({m})": state["posterior_spam"][m] for m in MODELS})
+            records.append(record)
     return pd.DataFrame(records).set_index(["message", "alpha"])
 
 
-def _bar_cell(value, scale, colour, pattern):
-    """Two table cells: a bar growing left (negative) or right (positive) from the middle."""
-    width = 0.0 if scale == 0 else min(100.0, 100.0 * abs(value) / scale)
-    bar = (
-        f"<div style='display:inline-block;height:0.8em;width:{width:.1f}%;"
-        f"background:{colour};background-image:{pattern};border:1px solid #000'></div>"
-    )
-    left = bar if value < 0 else ""
-    right = bar if value > 0 else ""
-    return (
-        f"<td style='width:7em;text-align:right;border-right:1px solid #000'>{left}</td>"
-        f"<td style='width:7em;text-align:left'>{right}</td>"
-    )
-
-
-def contributions_html(state, *, alpha):
-    """HTML table of one explorer setting: a diverging bar and the number for each term.
-
-    Parameters
-    ----------
-    state : dict
-        The result of :func:`word_contributions`.
-    alpha : float
-        The slider value, repeated in the summary.
-
-    Returns
-    -------
-    str
-        An HTML fragment (no scripts, no external resources).
-    """
+def text_panel(message, alpha, *, data=None):
+    """The explorer's panel as HTML: a bar chart and a table of each term of
+    :func:`word_contributions` for both models, then each model's log-odds and P(spam | x)."""
+    state = word_contributions(message, alpha, data=data)
     table = state["contributions"]
-    scale = float(np.abs(table.to_numpy()).max())
-    styles = {
-        model: (
-            class_style(j)["color"],
-            "none"
-            if j == 0
-            else "repeating-linear-gradient(45deg,transparent 0 3px,rgba(0,0,0,0.45) 3px 4px)",
-        )
-        for j, model in enumerate(MODELS)
-    }
-    head = "".join(f"<th colspan='3' style='padding:0 0.5em'>{html.escape(m)}</th>" for m in MODELS)
-    rows = []
-    for term, values in table.iterrows():
-        cells = "".join(
-            _bar_cell(float(values[m]), scale, *styles[m])
-            + f"<td style='font-family:monospace;padding:0 0.8em 0 0.3em'>{values[m]:+.2f}</td>"
-            for m in MODELS
-        )
-        rows.append(
-            f"<tr><td style='padding-right:0.5em'>{html.escape(str(term))}</td>{cells}</tr>"
-        )
+    fig, axes = new_figure(1, 1, figsize=(6.4, 0.45 * len(table) + 1.4))
+    _draw_contributions(axes[0, 0], table)
+    axes[0, 0].set_xlabel("contribution to log P(spam | x) - log P(ham | x)")
+    axes[0, 0].legend(loc="lower right")
+    alt = (
+        f"Horizontal bars, a Bernoulli and a multinomial bar for each term: "
+        f"{', '.join(table.index)}. Bars to the right favour spam; the table gives the values."
+    )
     totals = "".join(
-        f"<p>{html.escape(m)}: log-odds {state['log_odds'][m]:+.2f}, "
+        f"<p>{m}: log-odds {state['log_odds'][m]:+.2f}, "
         f"P(spam | x) = {state['posterior_spam'][m]:.3f}</p>"
         for m in MODELS
     )
-    unknown = state["unknown"]
-    note = (
-        f"<p>Not in the vocabulary (ignored): {html.escape(', '.join(unknown))}</p>"
-        if unknown
-        else ""
-    )
+    unknown = html.escape(", ".join(state["unknown"]))
+    note = f"<p>Not in the vocabulary (ignored): {unknown}</p>" if unknown else ""
     return (
         f"<div><p>alpha = {alpha:.2f}; bars to the right favour spam, to the left ham.</p>"
-        f"<table><tr><th>term</th>{head}</tr>{''.join(rows)}</table>{totals}{note}</div>"
+        f"{figure_html(fig, alt)}{table.to_html(float_format='{:+.2f}'.format)}{totals}{note}</div>"
     )
 
 
 def _draw_contributions(ax, table):
     """Grouped horizontal bars: one pair (Bernoulli, multinomial) per term, top to bottom."""
     y = np.arange(len(table.index))
-    height = 0.38
     for j, model in enumerate(MODELS):
-        style = class_style(j)
-        ax.barh(
-            y + (j - 0.5) * height,
-            table[model].to_numpy(dtype=float),
-            height,
-            color=style["color"],
-            hatch=style["hatch"],
-            edgecolor="black",
-            linewidth=0.5,
-            label=model,
-        )
+        style = {k: class_style(j)[k] for k in ("color", "hatch")}
+        offset = (j - 0.5) * _BAR_HEIGHT
+        ax.barh(y + offset, table[model], _BAR_HEIGHT, label=model, **style, **_BAR_EDGE)
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_yticks(y, [str(t) for t in table.index])
     ax.invert_yaxis()
     ax.grid(axis="y", visible=False)
 
 
-def contribution_figure(state, *, title=None):
-    """Bar chart of one message's terms of the log-odds of spam, both models side by side.
-
-    Parameters
-    ----------
-    state : dict
-        The result of :func:`word_contributions`.
-    title : str, optional
-
-    Returns
-    -------
-    Figure
-    """
-    table = state["contributions"]
-    fig, axes = new_figure(1, 1, figsize=(6.4, 0.45 * len(table) + 1.4))
-    ax = axes[0, 0]
-    _draw_contributions(ax, table)
-    ax.set_xlabel("contribution to log P(spam | x) - log P(ham | x)")
-    ax.legend(loc="lower right")
-    if title:
-        ax.set_title(title)
-    return fig
+_BAR_HEIGHT, _BAR_EDGE = 0.38, {"edgecolor": "black", "linewidth": 0.5}
 
 
 def contribution_small_multiples(messages=EXAMPLE_MESSAGES, alphas=(0.1, 1.0, 5.0), *, data=None):
-    """The explorer's static twin: one panel per message (rows) and smoothing (columns).
-
-    Parameters
-    ----------
-    messages : sequence of str, length n_messages
-    alphas : sequence of float > 0, length n_alphas
-    data : DataFrame, optional
-        As in :func:`word_contributions`.
-
-    Returns
-    -------
-    Figure
-        A grid of n_messages x n_alphas bar charts; panels in a row share their axes.
-    """
-    messages = list(messages)
-    alphas = [check_real("alpha", a, 0.0, open_low=True) for a in np.atleast_1d(alphas).tolist()]
-    if not messages or not alphas:
-        raise ValueError("messages and alphas must each hold at least one value")
-    data = _messages_data(data)
+    """The explorer's static twin: one bar chart of :func:`word_contributions` per message
+    (rows) and smoothing (columns); panels in a row share their axes. Arguments as in
+    :func:`log_odds_table`. Returns a matplotlib Figure."""
+    (messages, alphas), data = _grid(messages, alphas), _messages_data(data)
     states = [[word_contributions(m, a, data=data) for a in alphas] for m in messages]
     n_terms = [len(row[0]["contributions"]) for row in states]
-    fig, axes = new_figure(
-        len(messages),
-        len(alphas),
-        figsize=(3.3 * len(alphas) + 1.2, sum(0.32 * n + 1.1 for n in n_terms)),
-    )
+    figsize = (3.3 * len(alphas) + 1.2, sum(0.32 * n + 1.1 for n in n_terms))
+    fig, axes = new_figure(len(messages), len(alphas), figsize=figsize)
     # rows differ in their terms; heights follow the number of terms of each row
     fig.get_layout_engine().set(hspace=0.04)
     for i, (message, row) in enumerate(zip(messages, states, strict=True)):
@@ -383,10 +241,8 @@ def contribution_small_multiples(messages=EXAMPLE_MESSAGES, alphas=(0.1, 1.0, 5.
             _draw_contributions(ax, state["contributions"])
             ax.set_xlim(-limit, limit)
             p = state["posterior_spam"]
-            ax.set_title(
-                f"alpha = {a:g}\nP(spam): B {p['Bernoulli']:.2f}, M {p['multinomial']:.2f}",
-                fontsize=9,
-            )
+            title = f"alpha = {a:g}\nP(spam): B {p['Bernoulli']:.2f}, M {p['multinomial']:.2f}"
+            ax.set_title(title, fontsize=9)
             if k > 0:
                 ax.set_yticklabels([])
             if i == len(messages) - 1:
@@ -397,62 +253,15 @@ def contribution_small_multiples(messages=EXAMPLE_MESSAGES, alphas=(0.1, 1.0, 5.
     return fig
 
 
+#: The explorer's controls: a message (typed, or one of the examples) and the smoothing.
+CONTROLS = (
+    Text("message", "message", EXAMPLE_MESSAGES, "type a message"),
+    Slider("alpha", "smoothing alpha", 0.05, 5.0, 0.05, fmt=".2f"),
+)
+
+
 def text_explorer(message=EXAMPLE_MESSAGES[0], alpha=1.0, *, data=None):
-    """A message box (type one, or pick an example) and a smoothing slider, showing the terms.
-
-    Parameters
-    ----------
-    message : str, default the first of :data:`EXAMPLE_MESSAGES`
-        Starting message.
-    alpha : float > 0, default 1.0
-        Starting smoothing (0.05 to 5 in steps of 0.05; rounded to a step and clipped).
-    data : DataFrame, optional
-        As in :func:`word_contributions`.
-
-    Returns
-    -------
-    ipywidgets.VBox
-        The message box, the slider and an HTML panel that each change recomputes.
-    """
-    import ipywidgets as w
-
-    if not isinstance(message, str):
-        raise TypeError(f"message must be a str, got {type(message).__name__}")
-    alpha = check_real("alpha", alpha, 0.0, open_low=True)
-    alpha = round(round(alpha / ALPHA_STEP) * ALPHA_STEP, 10)
-    alpha = min(max(alpha, ALPHA_MIN), ALPHA_MAX)
-    data = _messages_data(data)
-    style = {"description_width": "9em"}
-    layout = w.Layout(width="36em")
-    box = w.Combobox(
-        value=message,
-        options=list(EXAMPLE_MESSAGES),
-        ensure_option=False,
-        placeholder="type a message",
-        description="message",
-        continuous_update=False,
-        style=style,
-        layout=layout,
-    )
-    slider = w.FloatSlider(
-        value=alpha,
-        min=ALPHA_MIN,
-        max=ALPHA_MAX,
-        step=ALPHA_STEP,
-        description="smoothing alpha",
-        readout_format=".2f",
-        continuous_update=True,
-        style=style,
-        layout=layout,
-    )
-    panel = w.HTML()
-
-    def update(_change=None):
-        panel.value = contributions_html(
-            word_contributions(box.value, slider.value, data=data), alpha=slider.value
-        )
-
-    box.observe(update, names="value")
-    slider.observe(update, names="value")
-    update()
-    return w.VBox([box, slider, panel])
+    """A message box and a smoothing slider (0.05 to 5) over :func:`text_panel`, the models
+    fitted to ``data`` (as in :func:`word_contributions`). Returns an ``ipywidgets.VBox``."""
+    show = partial(text_panel, data=_messages_data(data))
+    return explorer(CONTROLS, show, message=message, alpha=alpha)
