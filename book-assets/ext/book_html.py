@@ -64,12 +64,14 @@ class EvalRole(EvalRoleAny):
         return super().run()
 
 
-def display_lone_equations(app, doctree):
+def display_lone_equations(app, doctree, docname=None):
     """A paragraph that is only an evaluated LaTeX expression becomes a displayed equation."""
     for paragraph in list(doctree.findall(nodes.paragraph)):
         children = [
             c for c in paragraph.children if not (isinstance(c, nodes.Text) and not c.strip())
         ]
+        while len(children) == 1 and isinstance(children[0], nodes.container):
+            children = children[0].children  # myst-nb wraps an expression's output
         if len(children) == 1 and isinstance(children[0], nodes.math):
             math = children[0]
             if "text_latex" in math["classes"]:
@@ -85,5 +87,5 @@ def setup(app):
     app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_HideCellInput))
     app.connect("doctree-read", mark_exercise_roles)
     app.add_role("eval", EvalRole(), override=True)
-    app.connect("doctree-read", display_lone_equations)
+    app.connect("doctree-resolved", display_lone_equations)  # after the MIME type is chosen
     return {"parallel_read_safe": True, "parallel_write_safe": True}
