@@ -2,7 +2,7 @@
 
 import pytest
 
-from nbcore.widgets._explorer import Choice, Slider, Toggle, explorer, setting_text, twin
+from nbcore.widgets._explorer import Choice, Slider, Steps, Toggle, explorer, setting_text, twin
 
 CONTROLS = (
     Slider("alpha", "smoothing alpha", -3.0, 3.0, 0.5, fmt=".3g", log=True),
@@ -55,3 +55,18 @@ def test_twin_renders_the_same_panel_with_the_setting_in_words():
 def test_bad_start_names_the_control(start, error, words):
     with pytest.raises(error, match=words):
         explorer(CONTROLS, show, **start)
+
+
+def test_steps_slide_over_given_numbers_only():
+    sizes = Steps("n", "training records N", (10, 30, 100, 1_000))
+    assert sizes.snap(30) == 30 and sizes.text(1_000) == "training records N = 1,000"
+    with pytest.raises(ValueError, match="n must be one of"):
+        sizes.snap(31)
+    with pytest.raises(TypeError, match="n must be a real number"):
+        sizes.snap("30")
+    box = explorer((sizes,), lambda n: f"<p>{n}</p>", n=100)
+    slider, panel = box.children
+    assert (slider.description, panel.value) == ("training records N", "<p>100</p>")
+    slider.value = 1_000
+    assert panel.value == "<p>1000</p>"
+    assert "training records N = 10</h4>" in twin((sizes,), lambda n: str(n), [dict(n=10)])

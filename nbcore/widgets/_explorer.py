@@ -2,8 +2,9 @@
 
 An explorer is
 
-* a list of controls (:class:`Slider`, :class:`Toggle`, :class:`Choice`), each with the keyword
-  it sets, the label a reader sees and a screen reader announces, its range and its step;
+* a list of controls (:class:`Slider`, :class:`Steps`, :class:`Toggle`, :class:`Choice`), each
+  with the keyword it sets, the label a reader sees and a screen reader announces, its range
+  and its step;
 * a function ``show(**values) -> str`` that computes one setting by calling nbcore and returns
   it as HTML (tables, and figures through :func:`nbcore.plotting.figure_html`).
 
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 
 from nbcore._validation import check_bool, check_choice, check_real
 
-__all__ = ["Slider", "Toggle", "Choice", "explorer", "twin", "setting_text"]
+__all__ = ["Slider", "Steps", "Toggle", "Choice", "explorer", "twin", "setting_text"]
 
 _STYLE = {"description_width": "14em"}
 
@@ -83,6 +84,34 @@ class Slider:
 
     def text(self, value):
         return f"{self.label} = {value:{'d' if self.integer else self.fmt}}"
+
+
+@dataclass(frozen=True)
+class Steps:
+    """One of a few given numbers on a slider, for values not on an even grid (10, 30, 100)."""
+
+    name: str
+    label: str
+    options: tuple
+    fmt: str = ","
+
+    def snap(self, value):
+        check_real(self.name, value)
+        if value not in self.options:
+            raise ValueError(f"{self.name} must be one of {self.options}, got {value!r}")
+        return value
+
+    def widget(self, value):
+        import ipywidgets as w
+
+        layout = w.Layout(width="36em")
+        options = [(f"{v:{self.fmt}}", v) for v in self.options]
+        return w.SelectionSlider(
+            options=options, value=value, description=self.label, style=_STYLE, layout=layout
+        )
+
+    def text(self, value):
+        return f"{self.label} = {value:{self.fmt}}"
 
 
 @dataclass(frozen=True)
@@ -144,7 +173,7 @@ def explorer(controls, show, **start):
 
     Parameters
     ----------
-    controls : sequence of Slider, Toggle or Choice
+    controls : sequence of Slider, Steps, Toggle or Choice
     show : callable
         ``show(**values)`` returns the panel's HTML for one setting.
     **start
