@@ -87,34 +87,6 @@ class Slider:
 
 
 @dataclass(frozen=True)
-class Steps:
-    """One of a few given numbers on a slider, for values not on an even grid (10, 30, 100)."""
-
-    name: str
-    label: str
-    options: tuple
-    fmt: str = ","
-
-    def snap(self, value):
-        check_real(self.name, value)
-        if value not in self.options:
-            raise ValueError(f"{self.name} must be one of {self.options}, got {value!r}")
-        return value
-
-    def widget(self, value):
-        import ipywidgets as w
-
-        layout = w.Layout(width="36em")
-        options = [(f"{v:{self.fmt}}", v) for v in self.options]
-        return w.SelectionSlider(
-            options=options, value=value, description=self.label, style=_STYLE, layout=layout
-        )
-
-    def text(self, value):
-        return f"{self.label} = {value:{self.fmt}}"
-
-
-@dataclass(frozen=True)
 class Toggle:
     """On or off: two buttons, labelled by ``off`` and ``on``."""
 
@@ -157,6 +129,30 @@ class Choice:
 
     def text(self, value):
         return f"{self.label}: {value}"
+
+
+class Steps(Choice):
+    """One of a few given numbers on a slider, for values not on an even grid (10, 30, 100)."""
+
+    def snap(self, value):
+        check_real(self.name, value)
+        if value not in self.options:
+            raise ValueError(f"{self.name} must be one of {self.options}, got {value!r}")
+        return value
+
+    def widget(self, value):
+        import ipywidgets as w
+
+        return w.SelectionSlider(
+            options=[(f"{v:,}", v) for v in self.options],
+            value=value,
+            description=self.label,
+            style=_STYLE,
+            layout=w.Layout(width="36em"),
+        )
+
+    def text(self, value):
+        return f"{self.label} = {value:,}"
 
 
 def _start(controls, values):
