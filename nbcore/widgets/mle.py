@@ -145,6 +145,7 @@ def _curve(ax, grid, values, index, label, best, best_value):
 
 
 def _bernoulli_row(ax, n_on, n_total):
+    """l(theta) of N_cd of N_c on one axes, with its maximum."""
     mle = bernoulli_mle(n_on, n_total)
     values = bernoulli_log_likelihood(THETA_GRID, n_on, n_total)
     _curve(ax, THETA_GRID, values, 0, "l(theta)", mle, bernoulli_log_likelihood(mle, n_on, n_total))
@@ -152,6 +153,7 @@ def _bernoulli_row(ax, n_on, n_total):
 
 
 def _gaussian_row(ax, name, x, grid):
+    """l(mu_hat, var) of a named sample against var on one axes, with its maximum."""
     mean, var = gaussian_mle(x)
     grid = np.geomspace(var / 4, 4 * var, 200) if grid is None else np.asarray(grid, dtype=float)
     values = gaussian_log_likelihood(x, mean, grid)
