@@ -2,7 +2,16 @@
 
 import pytest
 
-from nbcore.widgets._explorer import Choice, Slider, Text, Toggle, explorer, setting_text, twin
+from nbcore.widgets._explorer import (
+    Choice,
+    Slider,
+    Steps,
+    Text,
+    Toggle,
+    explorer,
+    setting_text,
+    twin,
+)
 
 CONTROLS = (
     Slider("alpha", "smoothing alpha", -3.0, 3.0, 0.5, fmt=".3g", log=True),
@@ -69,3 +78,18 @@ def test_text_takes_any_string_and_offers_its_options():
     assert "message: &quot;it&#x27;s&quot;" in page and "IT'S" in page
     with pytest.raises(TypeError, match="message must be a str"):
         explorer(controls, str, message=3)
+
+
+def test_steps_slide_over_given_numbers_only():
+    sizes = Steps("n", "training records N", (10, 30, 100, 1_000))
+    assert sizes.snap(30) == 30 and sizes.text(1_000) == "training records N = 1,000"
+    with pytest.raises(ValueError, match="n must be one of"):
+        sizes.snap(31)
+    with pytest.raises(TypeError, match="n must be a real number"):
+        sizes.snap("30")
+    box = explorer((sizes,), lambda n: f"<p>{n}</p>", n=100)
+    slider, panel = box.children
+    assert (slider.description, panel.value) == ("training records N", "<p>100</p>")
+    slider.value = 1_000
+    assert panel.value == "<p>1000</p>"
+    assert "training records N = 10</h4>" in twin((sizes,), lambda n: str(n), [dict(n=10)])

@@ -208,30 +208,41 @@ def test_sweep_is_the_rate_on_a_grid():
 # --------------------------------------------------------------------------- explorer
 
 
-def test_state_and_html_show_the_numbers():
-    state = generative.match_state(10, 1000, 2, n_test=1000, seed=0)
-    assert state["simulated"] == brute_force_rate(10, 1000, 2)
-    assert state["exact"] == pytest.approx(1 - (1 - 2.0**-10) ** 1000, rel=1e-12)
-    assert state["counts"]["full joint"] == 1023
-    text = generative.match_html(state)
-    assert f"{state['simulated']:.3f}" in text and f"{state['exact']:.3f}" in text
+def test_panel_shows_the_numbers():
+    text = generative.match_panel(10, 1000, 2, n_test=1000, seed=0)
+    assert f"{brute_force_rate(10, 1000, 2):.3f}" in text
+    assert f"{1 - (1 - 2.0**-10) ** 1000:.3f}" in text
     assert "1,023" in text and "1,024" in text and "N = 1,000" in text
     assert "<script" not in text and "http" not in text
-    huge = generative.match_html(generative.match_state(30, 100, 6, n_test=10))
+    other = generative.match_panel(4, 100, 3, n_test=300, seed=2)
+    assert f"{brute_force_rate(4, 100, 3, n_test=300, seed=2):.3f}" in other and "80<" in other
+    huge = generative.match_panel(30, 100, 6, n_test=10)
     assert "2.211e+23" in huge  # 6**30, in powers of ten
 
 
 def test_explorer_recomputes_when_a_slider_moves():
     box = generative.generative_explorer(n_features=10, n_train=1000, n_values=2, n_test=200)
     d_slider, n_slider, m_slider, panel = box.children
-    assert (d_slider.min, d_slider.max, m_slider.min) == (1, 30, 2)
-    assert list(n_slider.options) == list(generative.TRAIN_SIZES)
-    start = generative.match_html(generative.match_state(10, 1000, 2, n_test=200))
-    assert panel.value == start
+    assert (d_slider.min, d_slider.max, m_slider.min, m_slider.max) == (1, 30, 2, 6)
+    assert [c.description for c in box.children[:3]] == [c.label for c in generative.CONTROLS]
+    assert [v for _, v in n_slider.options] == list(generative.TRAIN_SIZES)
+    assert panel.value == generative.match_panel(10, 1000, 2, n_test=200)
     for d, n, m in [(4, 100, 2), (20, 100_000, 2), (6, 3000, 3)]:
         d_slider.value, n_slider.value, m_slider.value = d, n, m
-        expected = generative.match_html(generative.match_state(d, n, m, n_test=200))
-        assert panel.value == expected
+        assert panel.value == generative.match_panel(d, n, m, n_test=200)
+
+
+def test_naive_bayes_count_is_the_size_of_categoricalnb_tables():
+    """D (M - 1) free parameters a class: the entries CategoricalNB fits, less one a feature."""
+    import nbcore
+
+    for n_features, n_values in [(3, 2), (5, 4), (2, 6)]:
+        x = generative.draw_records(500, n_features, n_values, rng=np.random.default_rng(1))
+        model = nbcore.CategoricalNB().fit(x, np.zeros(len(x), dtype=int))
+        fitted = sum(table.shape[1] - 1 for table in model.feature_log_prob_)
+        counts = generative.parameter_counts(n_features, n_values)
+        assert fitted == counts["naive Bayes"]
+        assert fitted + n_features == counts["one-dimensional cells"]
 
 
 # --------------------------------------------------------------------------- bad input
@@ -271,7 +282,8 @@ def test_explorer_recomputes_when_a_slider_moves():
             ValueError,
             "n_train must be one of",
         ),
-        (lambda: generative.generative_explorer(n_features=31), ValueError, "between 1 and 30"),
+        (lambda: generative.generative_explorer(n_features=31), ValueError, r"in \[1, 30\]"),
+        (lambda: generative.generative_explorer(n_test=0), ValueError, "n_test"),
     ],
 )
 def test_bad_input_is_named(call, error, match):

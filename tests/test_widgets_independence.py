@@ -11,7 +11,9 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.naive_bayes import BernoulliNB as SkBernoulliNB
 
+from nbcore import BernoulliNB
 from nbcore.widgets import independence as ind
 
 SETTINGS = [
@@ -191,28 +193,74 @@ def test_bad_input_is_named(args, error, match):
         ind.storm_tables(*args)
 
 
-def test_html_shows_the_numbers():
-    state = ind.storm_tables(**ind.STORM_MODEL)
-    text = ind.dependence_html(state)
-    assert "0.1960 vs 0.1004" in text  # p(1, 1) against p(rain = 1) p(lightning = 1)
-    assert f"{state['covariance']:.4f}" in text
-    assert f"{state['mutual_information']:.4f}" in text
+def panel_at(p_storm, rain, lightning):
+    return ind.dependence_panel(p_storm, *rain, *lightning)
+
+
+@pytest.mark.parametrize(("p_storm", "rain", "lightning"), SETTINGS[:5])
+def test_panel_shows_the_numbers(p_storm, rain, lightning):
+    text = panel_at(p_storm, rain, lightning)
+    t = ind.storm_tables(p_storm, rain, lightning)
+    assert f"{t['marginal'][1, 1]:.4f} vs {t['product'][1, 1]:.4f}" in text
+    assert f"{t['covariance']:.4f}" in text and f"{t['mutual_information']:.4f}" in text
+    assert f"{t['conditional'][1, 0, 1]:.4f}" in text
     assert "<script" not in text and "http" not in text
+    assert "0.1960 vs 0.1004" in panel_at(**ind.STORM_MODEL)  # p(1, 1), p(rain) p(lightning)
 
 
 def test_explorer_recomputes_when_a_slider_moves():
     box = ind.independence_explorer(**ind.STORM_MODEL)
     *sliders, panel = box.children
-    assert len(sliders) == 5
+    assert [s.description for s in sliders] == [c.label for c in ind.CONTROLS]
+    assert sliders[2].description == "p(rain | storm)"
     assert [s.value for s in sliders] == [0.3, 0.2, 0.9, 0.05, 0.7]
-    assert panel.value == ind.dependence_html(ind.storm_tables(**ind.STORM_MODEL))
+    assert panel.value == panel_at(**ind.STORM_MODEL)
     for values in [(0.5, 0.2, 0.9, 0.05, 0.7), (0.5, 0.3, 0.3, 0.05, 0.7), (0.1, 0.0, 1.0, 1, 0)]:
         for slider, v in zip(sliders, values, strict=True):
             slider.value = v
         p, a0, a1, b0, b1 = (s.value for s in sliders)
-        assert panel.value == ind.dependence_html(ind.storm_tables(p, (a0, a1), (b0, b1)))
+        assert panel.value == panel_at(p, (a0, a1), (b0, b1))
     with pytest.raises(ValueError, match="p_storm"):
         ind.independence_explorer(p_storm=2.0)
+    with pytest.raises(TypeError, match="rain must be a pair"):
+        ind.independence_explorer(rain=0.5)
+
+
+def weighted_records(joint):
+    """The eight (y, x1, x2) cells of a joint table as records, weighted by their probability."""
+    cells = list(itertools.product((0, 1), repeat=3))
+    X = np.array([[x1, x2] for _, x1, x2 in cells])
+    return X, np.array([y for y, _, _ in cells]), np.array([joint[c] for c in cells])
+
+
+GRID = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+
+
+@pytest.mark.parametrize("setting", SETTINGS[:5])
+def test_posterior_is_bernoulli_nb_fitted_to_the_model(setting):
+    """The storm model is naive Bayes: BernoulliNB fitted to its own table gives its posterior."""
+    tables = ind.storm_tables(*setting)
+    X, y, w = weighted_records(tables["joint"])
+    model = BernoulliNB(alpha=0.0).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(np.exp(model.class_log_prior_), [1 - setting[0], setting[0]])
+    np.testing.assert_allclose(np.exp(model.feature_log_prob_), np.transpose(setting[1:]))
+    expected = model.predict_proba(GRID)[:, 1].reshape(2, 2)
+    np.testing.assert_allclose(tables["posterior"], expected, rtol=1e-12)
+    measured = ind.joint_dependence(tables["joint"])["naive_posterior"]
+    np.testing.assert_allclose(measured, expected, rtol=1e-12)
+
+
+def test_naive_posterior_of_a_dependent_table_is_scikit_learns():
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        joint = rng.random((2, 2, 2))
+        joint /= joint.sum()
+        X, y, w = weighted_records(joint)
+        oracle = SkBernoulliNB(alpha=1e-10).fit(X, y, sample_weight=w)
+        expected = oracle.predict_proba(GRID)[:, 1].reshape(2, 2)
+        np.testing.assert_allclose(
+            ind.joint_dependence(joint)["naive_posterior"], expected, rtol=1e-8
+        )
 
 
 def test_tables_are_plain_arrays():

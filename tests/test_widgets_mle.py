@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
+from nbcore import BernoulliNB, GaussianNB
 from nbcore.widgets import mle
 
 
@@ -50,12 +51,28 @@ def test_the_grid_maximum_is_the_closed_form(n_on, n_total):
 
 
 @pytest.mark.parametrize("theta", [0.1, 0.3, 0.5, 0.9])
-def test_bernoulli_state_gap_is_non_negative_and_zero_at_the_mle(theta):
-    state = mle.bernoulli_state(theta, 3, 10)
-    assert state["mle"] == 0.3
-    assert state["gap"] >= 0
-    assert state["log_likelihood"] == pytest.approx(bernoulli_by_records(theta, 3, 10))
-    assert mle.bernoulli_state(0.3, 3, 10)["gap"] == pytest.approx(0, abs=1e-12)
+def test_bernoulli_panel_shows_the_value_the_maximum_and_the_gap(theta):
+    text = mle.bernoulli_panel(theta, 10, 3)
+    value, best = bernoulli_by_records(theta, 3, 10), bernoulli_by_records(0.3, 3, 10)
+    assert f"l({theta:.2f}) = {value:.3f}; maximum l(0.300) = {best:.3f}" in text
+    assert f"gap {best - value:.3f}" in text and float(f"{best - value:.3f}") >= 0
+    assert '<img alt="The Bernoulli log-likelihood of theta for N_cd = 3 of N_c = 10' in text
+    assert "capped" not in text
+    capped = mle.bernoulli_panel(theta, 4, 9)  # N_cd beyond N_c is read as N_c
+    assert "maximum l(1.000) = 0.000" in capped and "N_cd capped at N_c" in capped
+
+
+def test_log_likelihoods_are_nbcores_fitted_models():
+    """Summed over the records, GaussianNB's and BernoulliNB's joint scores of one class."""
+    x = np.array([67.0, 79.0, 71.0, 75.5, 70.25])
+    gaussian = GaussianNB(var_smoothing=0).fit(x[:, None], np.zeros(5, dtype=int))
+    scores = gaussian.predict_joint_log_proba(x[:, None]).sum()
+    assert mle.gaussian_log_likelihood(x, *mle.gaussian_mle(x)) == pytest.approx(scores, rel=1e-13)
+    records = np.array([[1]] * 3 + [[0]] * 7)
+    bernoulli = BernoulliNB(alpha=0).fit(records, np.zeros(10, dtype=int))
+    scores = bernoulli.predict_joint_log_proba(records).sum()
+    assert mle.bernoulli_log_likelihood(0.3, 3, 10) == pytest.approx(scores, rel=1e-13)
+    assert mle.bernoulli_mle(3, 10) == pytest.approx(np.exp(bernoulli.feature_log_prob_[0, 0]))
 
 
 def test_bernoulli_curves_one_column_per_data_set():
@@ -99,16 +116,17 @@ def test_gaussian_mle_is_the_mean_and_the_biased_variance():
 
 
 @pytest.mark.parametrize("mu", [-1.0, 0.0, 2.0])
-def test_gaussian_state_best_variance_given_mu(mu):
+def test_gaussian_panel_best_variance_given_mu(mu):
     x = [1.0, 2.0, 4.0]
-    state = mle.gaussian_state(x, mu, 1.0)
     best = np.mean((np.array(x) - mu) ** 2)
-    assert state["best_var_given_mu"] == pytest.approx(best)
     variances = np.linspace(best / 2, 2 * best, 2001)
     values = mle.gaussian_log_likelihood(x, mu, variances)
     assert variances[np.argmax(values)] == pytest.approx(best, rel=1e-3)
-    assert state["gap"] >= 0
-    assert state["mle"] == pytest.approx((7 / 3, np.var(x)))
+    text = mle.gaussian_panel(mu, 1.0, x=x)
+    assert f"best variance for this mu {best:.4f}" in text
+    assert f"l = {gaussian_by_records(x, mu, 1.0):.3f}" in text
+    assert f"at mean 2.333, variance {np.var(x):.4f}" in text
+    assert '<img alt="The Gaussian log-likelihood' in text
 
 
 @pytest.mark.parametrize(
@@ -123,6 +141,9 @@ def test_gaussian_state_best_variance_given_mu(mu):
         (lambda: mle.gaussian_log_likelihood([], 0.0, 1.0), ValueError, "x"),
         (lambda: mle.gaussian_mle([[1.0, 2.0]]), ValueError, "x"),
         (lambda: mle.bernoulli_curves([]), ValueError, "datasets"),
+        (lambda: mle.bernoulli_log_likelihood("0.5", 1, 3), TypeError, "theta"),
+        (lambda: mle.gaussian_explorer([2.0, 2.0]), ValueError, "constant"),
+        (lambda: mle.bernoulli_explorer(3, 10, theta=1.0), ValueError, "theta"),
     ],
 )
 def test_bad_input_is_refused_with_a_clear_error(call, error, match):
@@ -144,26 +165,21 @@ def test_small_multiples_draw_curves_with_their_maxima():
     assert marker.get_xdata()[0] == pytest.approx(np.var([1.0, 2.0, 4.0]))
 
 
-def test_explorer_figures_mark_the_slider_and_the_maximum():
-    state = mle.bernoulli_state(0.6, 3, 10)
-    ax = mle.bernoulli_figure(state, 3, 10).axes[0]
-    slider = [line for line in ax.get_lines() if line.get_label() == "slider"][0]
-    assert slider.get_xdata()[0] == 0.6
-    assert slider.get_ydata()[0] == pytest.approx(state["log_likelihood"])
-    x = [1.0, 2.0, 4.0]
-    fig = mle.gaussian_figure(mle.gaussian_state(x, 1.0, 2.0), x)
-    assert len(fig.axes) == 2
-
-
 def test_explorers_build_their_widgets():
     box = mle.bernoulli_explorer(3, 10, 0.5)
-    theta_slider, total_slider, on_slider = box.children[:3]
-    on_slider.value = 8
-    assert "0.800" in box.children[3].value  # the maximum moved to N_cd / N_c
-    assert "maximum at theta = 0.800" in box.children[4].value  # the picture's alt text
-    total_slider.value = 5
-    assert on_slider.max == 5
-    box = mle.gaussian_explorer([1.0, 2.0, 4.0])
-    assert "2.333" in box.children[2].value
-    assert box.children[3].value.startswith("<img alt=")
-    assert "mean 2.333" in box.children[3].value
+    theta, total, on, panel = box.children
+    assert [c.description for c in box.children[:3]] == ["theta", "N_c", "N_cd (at most N_c)"]
+    assert panel.value == mle.bernoulli_panel(0.5, 10, 3)
+    on.value = 8
+    assert panel.value == mle.bernoulli_panel(0.5, 10, 8)
+    assert "maximum at theta = 0.800" in panel.value  # the picture's alt text
+    total.value, theta.value = 5, 0.25
+    assert panel.value == mle.bernoulli_panel(0.25, 5, 8) and "capped" in panel.value
+    x = [1.0, 2.0, 4.0]
+    box = mle.gaussian_explorer(x)
+    mu, var, panel = box.children
+    assert (mu.value, var.value) == pytest.approx(mle.gaussian_mle(x), rel=1e-9)
+    assert "l = " in panel.value and "mean 2.333" in panel.value
+    mu.value, var.value = 1.5, 2.0
+    assert panel.value == mle.gaussian_panel(mu.value, var.value, x=np.array(x))
+    assert mle.gaussian_explorer(x, mu=2.0).children[0].value == pytest.approx(2.0, abs=0.02)

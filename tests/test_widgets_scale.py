@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 
+from nbcore import GaussianNB
 from nbcore.widgets import scale as explorer
 
 
@@ -59,11 +60,16 @@ def test_table_sweep_and_html():
             "pairwise (Chan et al.)", "correct digits"
         ]
     )
-    page = explorer.variance_html(table, 2.0, 5)
+    page = explorer.variance_panel(2.0, 5, n_values=200)
     assert "10^2 + standard normal noise, read in 5 chunks" in page
     assert f"{table.loc['exact', 'variance']:.10g}" in page
+    flagged = explorer.variance_panel(8.0, 1, n_values=200)
+    assert flagged.count("font-weight:bold") == 1  # the running sums, not pairwise or exact
+    assert "read in 1 chunk<" in flagged
     with pytest.raises(TypeError, match="log10_offsets must be a non-empty sequence"):
         explorer.variance_sweep([])
+    with pytest.raises(TypeError, match="log10_offsets"):
+        explorer.variance_sweep(4.0)
 
 
 @pytest.mark.parametrize(
@@ -84,13 +90,26 @@ def test_bad_input_is_named(kwargs, error, match):
 def test_explorer_recomputes_when_a_slider_moves():
     box = explorer.variance_explorer(log10_offset=0.0, n_chunks=10, n_values=200)
     offset_slider, chunk_slider, panel = box.children
-    before = panel.value
-    assert "10^0 + standard normal noise, read in 10 chunks" in before
-    offset_slider.value = 8.0
-    assert "10^8 + standard normal" in panel.value and panel.value != before
-    chunk_slider.value = 3
-    assert "read in 3 chunks" in panel.value
+    assert [w.description for w in box.children[:2]] == [c.label for c in explorer.CONTROLS]
+    assert panel.value == explorer.variance_panel(0.0, 10, n_values=200)
+    for offset, chunks in [(8.0, 10), (8.0, 3), (2.5, 50)]:
+        offset_slider.value, chunk_slider.value = offset, chunks
+        assert panel.value == explorer.variance_panel(offset, chunks, n_values=200)
     with pytest.raises(ValueError, match="log10_offset"):
         explorer.variance_explorer(log10_offset=11.0)
     with pytest.raises(ValueError, match="n_chunks"):
         explorer.variance_explorer(n_chunks=51)
+    with pytest.raises(ValueError, match="n_values"):
+        explorer.variance_explorer(n_values=20)
+
+
+@pytest.mark.parametrize(("log10_offset", "n_chunks"), [(0.0, 1), (4.0, 7), (8.0, 20)])
+def test_pairwise_is_gaussian_nb_streamed_over_the_same_chunks(log10_offset, n_chunks):
+    """nbcore's GaussianNB.partial_fit pools chunks the same way: the same variance."""
+    x = 10.0**log10_offset + np.random.default_rng(0).normal(size=2000)
+    model = GaussianNB(var_smoothing=0)
+    for chunk in np.array_split(x, n_chunks):
+        model.partial_fit(chunk[:, None], np.zeros(len(chunk), dtype=int), classes=[0])
+    result = explorer.streamed_variances(log10_offset, n_chunks)
+    assert result["pairwise"] == pytest.approx(model.var_[0, 0], rel=1e-9)
+    assert result["exact"] == pytest.approx(model.var_[0, 0], rel=1e-6)

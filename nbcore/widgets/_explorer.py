@@ -2,9 +2,9 @@
 
 An explorer is
 
-* a list of controls (:class:`Slider`, :class:`Toggle`, :class:`Choice`, :class:`Text`), each
-  with the keyword it sets, the label a reader sees and a screen reader announces, its range
-  and its step;
+* a list of controls (:class:`Slider`, :class:`Steps`, :class:`Toggle`, :class:`Choice`,
+  :class:`Text`), each with the keyword it sets, the label a reader sees and a screen reader
+  announces, its range and its step;
 * a function ``show(**values) -> str`` that computes one setting by calling nbcore and returns
   it as HTML (tables, and figures through :func:`nbcore.plotting.figure_html`).
 
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from nbcore._validation import check_bool, check_choice, check_real
 
-__all__ = ["Slider", "Toggle", "Choice", "Text", "explorer", "twin", "setting_text"]
+__all__ = ["Slider", "Steps", "Toggle", "Choice", "Text", "explorer", "twin", "setting_text"]
 
 _STYLE = {"description_width": "14em"}
 
@@ -159,6 +159,30 @@ class Text(Choice):
 
     def text(self, value):
         return f"{self.label}: {value!r}"
+
+
+class Steps(Choice):
+    """One of a few given numbers on a slider, for values not on an even grid (10, 30, 100)."""
+
+    def snap(self, value):
+        check_real(self.name, value)
+        if value not in self.options:
+            raise ValueError(f"{self.name} must be one of {self.options}, got {value!r}")
+        return value
+
+    def widget(self, value):
+        import ipywidgets as w
+
+        return w.SelectionSlider(
+            options=[(f"{v:,}", v) for v in self.options],
+            value=value,
+            description=self.label,
+            style=_STYLE,
+            layout=w.Layout(width="36em"),
+        )
+
+    def text(self, value):
+        return f"{self.label} = {value:,}"
 
 
 def _start(controls, values):
