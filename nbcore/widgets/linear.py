@@ -17,10 +17,12 @@ import html
 import math
 
 import numpy as np
+from matplotlib.colors import ListedColormap
 
 from nbcore._validation import check_bool, check_real
-from nbcore.numerics import logsumexp
+from nbcore.numerics import gaussian_log_density, logsumexp
 from nbcore.plotting import class_style, figure_html, new_figure
+from nbcore.widgets._explorer import Slider, Toggle, explorer
 
 __all__ = [
     "MEAN_0",
@@ -34,6 +36,8 @@ __all__ = [
     "draw_state",
     "explorer_small_multiples",
     "explorer_html",
+    "CONTROLS",
+    "linear_panel",
     "linear_explorer",
 ]
 
@@ -179,10 +183,8 @@ def _as_priors(priors, n_classes):
 def shared_variance_form(means, variances, priors):
     """W and b of Gaussian naive Bayes whose variances are shared by all classes.
 
-    With sigma^2_d the same in every class, log p(x, y = c) is
-    log pi_c - sum_d (x_d - mu_cd)^2 / (2 sigma^2_d) + (terms without c); expanding the
-    square, x_d^2 / (2 sigma^2_d) is also the same for every class and cancels in the
-    softmax, which leaves W[c, d] = mu_cd / sigma^2_d and
+    With sigma^2_d the same in every class, x_d^2 / (2 sigma^2_d) is the same for every class
+    and cancels in the softmax, which leaves W[c, d] = mu_cd / sigma^2_d and
     b[c] = log pi_c - sum_d mu_cd^2 / (2 sigma^2_d).
 
     Parameters
@@ -207,9 +209,7 @@ def shared_variance_form(means, variances, priors):
             f"variances must have shape ({means.shape[1]},), one per feature, got {variances.shape}"
         )
     priors = _as_priors(priors, means.shape[0])
-    W = means / variances
-    b = np.log(priors) - (means**2 / (2 * variances)).sum(axis=1)
-    return W, b
+    return means / variances, np.log(priors) - (means**2 / (2 * variances)).sum(axis=1)
 
 
 def gaussian_log_odds_form(means, variances, priors):
@@ -218,8 +218,9 @@ def gaussian_log_odds_form(means, variances, priors):
     log-odds(x) = sum_d a_d x_d^2 + sum_d w_d x_d + b0, with
     a_d = 1 / (2 sigma^2_0d) - 1 / (2 sigma^2_1d), w_d = mu_1d / sigma^2_1d - mu_0d / sigma^2_0d
     and b0 = log(pi_1 / pi_0) + sum_d [mu_0d^2 / (2 sigma^2_0d) - mu_1d^2 / (2 sigma^2_1d)
-    - log(sigma_1d / sigma_0d)]. The quadratic coefficients a are all zero exactly when
-    every feature's variance is the same in both classes: then the boundary is linear.
+    - log(sigma_1d / sigma_0d)]. All a_d are zero exactly when every feature's variance is
+    the same in both classes: then the boundary is linear. It agrees with
+    :func:`gaussian_log_odds`, which nbcore computes.
 
     Parameters
     ----------
@@ -231,14 +232,7 @@ def gaussian_log_odds_form(means, variances, priors):
     dict
         ``"a"``, ``"w"`` (ndarrays of shape (n_features,)) and ``"b"`` (float).
     """
-    means = np.asarray(means, dtype=float)
-    variances = _as_positive(variances, "variances")
-    if means.ndim != 2 or means.shape[0] != 2 or variances.shape != means.shape:
-        raise ValueError(
-            "means and variances must both have shape (2, n_features), "
-            f"got {means.shape} and {variances.shape}"
-        )
-    priors = _as_priors(priors, 2)
+    means, variances, priors = _gaussian_parameters(means, variances, priors)
     (m0, m1), (v0, v1) = means, variances
     a = 1 / (2 * v0) - 1 / (2 * v1)
     w = m1 / v1 - m0 / v0
@@ -248,47 +242,43 @@ def gaussian_log_odds_form(means, variances, priors):
     return {"a": a, "w": w, "b": b}
 
 
+def _gaussian_parameters(means, variances, priors):
+    means, variances = np.asarray(means, dtype=float), _as_positive(variances, "variances")
+    if means.ndim != 2 or means.shape[0] != 2 or variances.shape != means.shape:
+        raise ValueError(
+            "means and variances must both have shape (2, n_features), "
+            f"got {means.shape} and {variances.shape}"
+        )
+    return means, variances, _as_priors(priors, 2)
+
+
 def gaussian_log_odds(points, means, variances, priors):
-    """log P(1 | x) - log P(0 | x) of two-class Gaussian naive Bayes, from the log densities.
+    """log P(1 | x) - log P(0 | x) of two-class Gaussian naive Bayes, shape (n_points,).
 
-    Parameters
-    ----------
-    points : array-like of shape (n_points, n_features)
-    means, variances : array-like of shape (2, n_features)
-    priors : array-like of shape (2,)
-
-    Returns
-    -------
-    ndarray of shape (n_points,)
+    The joint log scores are log pi_c plus nbcore's
+    :func:`~nbcore.numerics.gaussian_log_density`, the likelihood GaussianNB fits.
+    ``points`` has shape (n_points, n_features), the rest as in :func:`gaussian_log_odds_form`.
     """
-    points = np.asarray(points, dtype=float)
-    means = np.asarray(means, dtype=float)
-    variances = _as_positive(variances, "variances")
-    priors = _as_priors(priors, 2)
-    # log pi_c + sum_d log N(x_d; mu_cd, sigma^2_cd), for c = 0, 1
-    log_joint = np.log(priors) + np.stack(
-        [
-            -0.5 * np.sum(np.log(2 * np.pi * v) + (points - m) ** 2 / v, axis=1)
-            for m, v in zip(means, variances, strict=True)
-        ],
-        axis=1,
-    )
-    return log_joint[:, 1] - log_joint[:, 0]
+    means, variances, priors = _gaussian_parameters(means, variances, priors)
+    points = np.atleast_2d(np.asarray(points, dtype=float))
+    b = np.log(priors) + gaussian_log_density(points, means, variances)
+    return b[:, 1] - b[:, 0]
 
 
-def _check_pair(values, name, low, high):
-    values = np.asarray(values, dtype=float)
-    if values.shape != (2,) or not np.all(np.isfinite(values)):
-        raise ValueError(f"{name} must be two finite numbers, got {values}")
-    if np.any(values < low) or np.any(values > high):
-        raise ValueError(f"{name} must lie in [{low}, {high}], got {values}")
-    return values
+def _pair(name, values, low, high):
+    if np.shape(values) != (2,):
+        raise ValueError(f"{name} must be two numbers, got {values}")
+    return np.array([check_real(name, float(v), low, high) for v in values])
+
+
+def _sigmoid(u):
+    return 1 / (1 + np.exp(-u))
 
 
 def explorer_state(
     mean_1=(2.0, 1.0), sigma_0=(1.0, 1.0), sigma_1=(1.5, 0.7), prior_1=0.5, shared=False
 ):
-    """Everything the explorer shows for one setting of its sliders.
+    """Everything the explorer shows for one setting.
 
     Class 0 has mean :data:`MEAN_0` = (0, 0) and standard deviations ``sigma_0``; class 1
     has mean ``mean_1`` and standard deviations ``sigma_1``. With ``shared=True`` both
@@ -309,10 +299,11 @@ def explorer_state(
         along the second feature), ``form`` (:func:`gaussian_log_odds_form`), ``linear``
         (True when every quadratic coefficient is 0), ``t`` and ``profile`` (P(1 | x) at
         x = mu_0 + t (mu_1 - mu_0)), ``means``, ``variances``, ``priors``, ``shared``.
+        The posteriors are the logistic function of :func:`gaussian_log_odds`.
     """
-    mean_1 = _check_pair(mean_1, "mean_1", *MEAN_RANGE)
-    sigma_0 = _check_pair(sigma_0, "sigma_0", *SIGMA_RANGE)
-    sigma_1 = _check_pair(sigma_1, "sigma_1", *SIGMA_RANGE)
+    mean_1 = _pair("mean_1", mean_1, *MEAN_RANGE)
+    sigma_0 = _pair("sigma_0", sigma_0, *SIGMA_RANGE)
+    sigma_1 = _pair("sigma_1", sigma_1, *SIGMA_RANGE)
     prior_1 = check_real("prior_1", prior_1, *PRIOR_RANGE)
     shared = check_bool("shared", shared)
     means = np.stack([MEAN_0, mean_1])
@@ -322,54 +313,28 @@ def explorer_state(
     priors = np.array([1.0 - prior_1, prior_1])
     form = gaussian_log_odds_form(means, variances, priors)
     gx, gy = np.meshgrid(_GRID, _GRID)
-    grid_points = np.column_stack([gx.ravel(), gy.ravel()])
-    log_odds = gaussian_log_odds(grid_points, means, variances, priors)
-    posterior = (1 / (1 + np.exp(-log_odds))).reshape(gx.shape)
+    log_odds = gaussian_log_odds(
+        np.column_stack([gx.ravel(), gy.ravel()]), means, variances, priors
+    )
     line = MEAN_0 + _T[:, None] * (mean_1 - MEAN_0)
-    profile = 1 / (1 + np.exp(-gaussian_log_odds(line, means, variances, priors)))
-    return {
-        "grid": _GRID,
-        "posterior": posterior,
-        "form": form,
-        "linear": bool(np.all(form["a"] == 0)),
-        "t": _T,
-        "profile": profile,
-        "means": means,
-        "variances": variances,
-        "priors": priors,
-        "shared": shared,
-    }
+    state = dict(grid=_GRID, t=_T, form=form, linear=bool(np.all(form["a"] == 0)))
+    state.update(means=means, variances=variances, priors=priors, shared=shared)
+    state["posterior"] = _sigmoid(log_odds).reshape(gx.shape)
+    state["profile"] = _sigmoid(gaussian_log_odds(line, means, variances, priors))
+    return state
 
 
 def _draw_plane(ax, state):
-    import matplotlib.colors as mcolors
-
     c0, c1 = class_style(0), class_style(1)
-    grid = state["grid"]
-    ax.contourf(
-        grid,
-        grid,
-        state["posterior"],
-        levels=[0.0, 0.5, 1.0],
-        cmap=mcolors.ListedColormap([c0["color"], c1["color"]]),
-        alpha=0.2,
-    )
-    ax.contour(grid, grid, state["posterior"], levels=[0.5], colors="black")
-    means = state["means"]
+    grid, post, means = state["grid"], state["posterior"], state["means"]
+    cmap = ListedColormap([c0["color"], c1["color"]])
+    ax.contourf(grid, grid, post, levels=[0.0, 0.5, 1.0], cmap=cmap, alpha=0.2)
+    ax.contour(grid, grid, post, levels=[0.5], colors="black")
     ax.plot(means[:, 0], means[:, 1], color="grey", linestyle="--", marker="", zorder=2)
     for c, style in enumerate((c0, c1)):
-        ax.scatter(
-            *means[c],
-            color=style["color"],
-            marker=style["marker"],
-            edgecolor="black",
-            s=60,
-            zorder=3,
-            label=f"mean of class {c}",
-        )
-    ax.set_xlim(grid[0], grid[-1])
-    ax.set_ylim(grid[0], grid[-1])
-    ax.set_aspect("equal")
+        dots = dict(color=style["color"], marker=style["marker"], edgecolor="black", s=60)
+        ax.scatter(*means[c], zorder=3, label=f"mean of class {c}", **dots)
+    ax.set(xlim=(grid[0], grid[-1]), ylim=(grid[0], grid[-1]), aspect="equal")
     ax.grid(False)
 
 
@@ -381,55 +346,35 @@ def _draw_profile(ax, state):
         form, means = state["form"], state["means"]
         slope = float(form["w"] @ (means[1] - means[0]))
         intercept = float(form["w"] @ means[0] + form["b"])
-        every = slice(None, None, 10)
-        ax.plot(
-            t[every],
-            1 / (1 + np.exp(-(slope * t[every] + intercept))),
-            linestyle="",
-            marker=class_style(2)["marker"],
-            color=class_style(2)["color"],
-            label="sigmoid(w.x + b)",
-        )
+        style, every = class_style(2), slice(None, None, 10)
+        marks = _sigmoid(slope * t[every] + intercept)
+        ax.plot(t[every], marks, linestyle="", **style, label="sigmoid(w.x + b)")
     ax.axhline(0.5, color="grey", linestyle=":", marker="")
-    ax.set_ylim(-0.03, 1.03)
+    ax.set(ylim=(-0.03, 1.03), ylabel="P(class 1 | x)")
     ax.set_xlabel("t  (x = mean 0 + t (mean 1 - mean 0))")
-    ax.set_ylabel("P(class 1 | x)")
 
 
 def draw_state(state):
-    """The explorer's picture of one setting: the plane with the boundary, and the profile.
+    """The explorer's picture of one :func:`explorer_state`, a Figure.
 
-    Returns
-    -------
-    Figure
-        Left: the regions where each class wins, the boundary P(1 | x) = 1/2 (black) and the
-        two means joined by a dashed line. Right: P(1 | x) along that line; with shared
-        variances the values of sigmoid(w . x + b) are marked on it.
+    Left: the regions where each class wins, the boundary P(1 | x) = 1/2 (black) and the
+    two means joined by a dashed line. Right: P(1 | x) along that line; with shared
+    variances the values of sigmoid(w . x + b) are marked on it.
     """
     fig, axes = new_figure(1, 2, figsize=(8.4, 3.6))
     _draw_plane(axes[0, 0], state)
-    axes[0, 0].set_xlabel("$x_1$")
-    axes[0, 0].set_ylabel("$x_2$")
-    axes[0, 0].legend(loc="upper left", fontsize=8)
+    axes[0, 0].set(xlabel="$x_1$", ylabel="$x_2$")
     _draw_profile(axes[0, 1], state)
-    axes[0, 1].legend(loc="upper left", fontsize=8)
+    for ax in axes[0]:
+        ax.legend(loc="upper left", fontsize=8)
     return fig
 
 
 def explorer_small_multiples(sigmas_1=((1.0, 1.0), (1.5, 0.7), (2.5, 0.5)), *, mean_1=(2.0, 1.0)):
-    """The explorer's static twin: boundaries with per-class and with shared variances.
+    """The explorer's static twin, a Figure: per-class (top) and shared variances (bottom).
 
-    Parameters
-    ----------
-    sigmas_1 : sequence of pairs of float
-        Standard deviations of class 1, one column each (class 0 keeps (1, 1)).
-    mean_1 : pair of float
-        Mean of class 1.
-
-    Returns
-    -------
-    Figure
-        Top row per-class variances, bottom row shared (pooled) variances.
+    ``sigmas_1`` holds class 1's standard deviations, one pair a column (class 0 keeps
+    (1, 1)); ``mean_1`` is class 1's mean.
     """
     sigmas_1 = [tuple(s) for s in sigmas_1]
     if not sigmas_1:
@@ -438,28 +383,18 @@ def explorer_small_multiples(sigmas_1=((1.0, 1.0), (1.5, 0.7), (2.5, 0.5)), *, m
     fig, axes = new_figure(2, n, figsize=(2.7 * n + 0.4, 5.9), sharey=True)
     for i, shared in enumerate((False, True)):
         for j, s1 in enumerate(sigmas_1):
-            state = explorer_state(mean_1=mean_1, sigma_1=s1, shared=shared)
             ax = axes[i, j]
-            _draw_plane(ax, state)
+            _draw_plane(ax, explorer_state(mean_1=mean_1, sigma_1=s1, shared=shared))
             kind = "shared variances" if shared else "per-class variances"
             ax.set_title(f"{kind}\n$\\sigma_1$ = ({s1[0]:g}, {s1[1]:g})", fontsize=9)
-            if i == 1:
-                ax.set_xlabel("$x_1$")
-            if j == 0:
-                ax.set_ylabel("$x_2$")
+            ax.set(xlabel="$x_1$" if i else "", ylabel="" if j else "$x_2$")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=len(labels))
     return fig
 
 
 def explorer_html(state):
-    """HTML summary of one setting: the coefficients of the log-odds and the boundary's shape.
-
-    Returns
-    -------
-    str
-        An HTML fragment (no scripts, no external resources).
-    """
+    """HTML of one :func:`explorer_state`: the log-odds coefficients and the boundary's shape."""
     form = state["form"]
 
     def vec(v):
@@ -474,69 +409,39 @@ def explorer_html(state):
     )
 
 
+def linear_panel(mean_1_x1, mean_1_x2, sigma_1_x1, sigma_1_x2, prior_1, shared):
+    """The explorer's panel at one setting: :func:`draw_state` and :func:`explorer_html`."""
+    state = explorer_state(
+        (mean_1_x1, mean_1_x2), (1.0, 1.0), (sigma_1_x1, sigma_1_x2), prior_1, shared
+    )
+    alt = (
+        "Two Gaussian classes in the plane with the naive Bayes decision boundary "
+        f"({'shared' if shared else 'per-class'} variances, prior of class 1 "
+        f"{prior_1:.2f}) and the posterior of class 1 along the line between the means."
+    )
+    return figure_html(draw_state(state), alt, dpi=72) + explorer_html(state)
+
+
+#: The explorer's controls: class 1's mean, standard deviations and prior, and the variances.
+CONTROLS = (
+    Slider("mean_1_x1", "mean 1, x1", *MEAN_RANGE, 0.1),
+    Slider("mean_1_x2", "mean 1, x2", *MEAN_RANGE, 0.1),
+    Slider("sigma_1_x1", "sd of class 1, x1", *SIGMA_RANGE, 0.1),
+    Slider("sigma_1_x2", "sd of class 1, x2", *SIGMA_RANGE, 0.1),
+    Slider("prior_1", "prior of class 1", *PRIOR_RANGE, 0.05),
+    Toggle("shared", "variances", off="per-class variances", on="shared variances"),
+)
+
+
 def linear_explorer(mean_1=(2.0, 1.0), sigma_1=(1.5, 0.7), prior_1=0.5, shared=False):
     """Sliders for class 1's mean, spreads and prior and a toggle for shared variances.
 
-    Parameters
-    ----------
-    mean_1, sigma_1, prior_1, shared
-        Starting values, as in :func:`explorer_state` (class 0 keeps mean (0, 0) and
-        standard deviations (1, 1)).
-
-    Returns
-    -------
-    ipywidgets.VBox
-        The controls, the picture (:func:`draw_state`) and the coefficients
-        (:func:`explorer_html`).
+    The starting values are as in :func:`explorer_state` (class 0 keeps mean (0, 0) and
+    standard deviations (1, 1)); each move redraws :func:`linear_panel`. Returns a VBox.
     """
-    import ipywidgets as w
-
-    explorer_state(mean_1, (1.0, 1.0), sigma_1, prior_1, shared)  # validate the start
-    style = {"description_width": "9em"}
-    layout = w.Layout(width="28em")
-
-    def slider(value, bounds, description):
-        return w.FloatSlider(
-            value=round(float(value), 1),
-            min=bounds[0],
-            max=bounds[1],
-            step=0.05 if bounds == PRIOR_RANGE else 0.1,
-            description=description,
-            readout_format=".2f",
-            continuous_update=False,
-            style=style,
-            layout=layout,
-        )
-
-    sliders = [
-        slider(mean_1[0], MEAN_RANGE, "mean 1, x1"),
-        slider(mean_1[1], MEAN_RANGE, "mean 1, x2"),
-        slider(sigma_1[0], SIGMA_RANGE, "sd of class 1, x1"),
-        slider(sigma_1[1], SIGMA_RANGE, "sd of class 1, x2"),
-        slider(prior_1, PRIOR_RANGE, "prior of class 1"),
-    ]
-    toggle = w.ToggleButtons(
-        options=[("per-class variances", False), ("shared variances", True)],
-        value=bool(shared),
-        description="variances",
-        style=style,
+    (m1, m2), (s1, s2) = (
+        _pair("mean_1", mean_1, *MEAN_RANGE),
+        _pair("sigma_1", sigma_1, *SIGMA_RANGE),
     )
-    picture, panel = w.HTML(), w.HTML()
-
-    def update(_change=None):
-        m1, m2, s1, s2, p = (s.value for s in sliders)
-        state = explorer_state((m1, m2), (1.0, 1.0), (s1, s2), p, toggle.value)
-        picture.value = figure_html(
-            draw_state(state),
-            "Two Gaussian classes in the plane with the naive Bayes decision boundary "
-            f"({'shared' if toggle.value else 'per-class'} variances, prior of class 1 "
-            f"{p:.2f}) and the posterior of class 1 along the line between the means.",
-            dpi=72,
-        )
-        panel.value = explorer_html(state)
-
-    for s in sliders:
-        s.observe(update, names="value")
-    toggle.observe(update, names="value")
-    update()
-    return w.VBox([*sliders, toggle, picture, panel])
+    start = dict(mean_1_x1=m1, mean_1_x2=m2, sigma_1_x1=s1, sigma_1_x2=s2)
+    return explorer(CONTROLS, linear_panel, **start, prior_1=prior_1, shared=shared)
