@@ -262,6 +262,8 @@ def test_gaussian_density_is_nbcores_gaussian_nb(x, mu, sigma):
     np.testing.assert_allclose(
         weather.gaussian_density(x, mu, sigma), stats.norm.pdf(x, mu, sigma), rtol=1e-13
     )
+    nan_mean = weather.gaussian_density([1.0, 2.0], [np.nan, 0.0], 1.0)
+    assert np.isnan(nan_mean[0]) and nan_mean[1] == pytest.approx(stats.norm.pdf(2.0), rel=1e-13)
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from matplotlib.colors import ListedColormap
 
 from nbcore import BernoulliNB, ComplementNB, MultinomialNB
 from nbcore._validation import check_bool, check_real
-from nbcore.numerics import gaussian_log_density
+from nbcore.numerics import gaussian_log_density, logsumexp
 from nbcore.plotting import class_style, figure_html, new_figure
 from nbcore.widgets._explorer import Slider, Toggle, explorer
 
@@ -161,8 +161,8 @@ def _pair(name, values, low, high):
     return np.array([check_real(name, v, low, high) for v in values])
 
 
-def _sigmoid(u):
-    return 1 / (1 + np.exp(-u))
+def _sigmoid(u):  # P(1 | x) = exp(b_1 - logsumexp(b_0, b_1)) from u = b_1 - b_0, by nbcore
+    return np.exp(-logsumexp(np.stack([np.zeros_like(u), -np.asarray(u)]), axis=0))
 
 
 def explorer_state(

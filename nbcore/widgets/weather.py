@@ -180,7 +180,7 @@ def gaussian_density(x, mu, sigma):
     if np.any(~np.isfinite(sigma)) or np.any(sigma <= 0):
         raise ValueError(f"sigma must be finite and > 0, got {sigma}")
     x, mu, sigma = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(mu, float), sigma)
-    density = np.empty(x.shape)
+    density = np.full(x.shape, np.nan)  # a NaN mean gives NaN, as the formula would
     for m, s in set(zip(mu.ravel().tolist(), sigma.ravel().tolist(), strict=True)):
         at = (mu == m) & (sigma == s)  # one class of one feature: N(m, s^2)
         log_p = gaussian_log_density(x[at][:, None], np.array([[m]]), np.array([[s * s]]))
