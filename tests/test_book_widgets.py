@@ -13,6 +13,7 @@ import pytest
 from sklearn.naive_bayes import CategoricalNB as SklearnCategoricalNB
 from sklearn.preprocessing import OrdinalEncoder
 
+import nbcore
 from nbcore import widgets
 from nbcore.datasets import load_weather
 
@@ -38,7 +39,7 @@ def exact_posterior_yes(alpha, prior_yes):
 
 
 def test_scores_without_smoothing_are_the_worked_example():
-    scores = widgets.weather_class_scores(alpha=0.0)
+    scores = widgets.weather_posterior(alpha=0.0)["scores"]
     assert scores["yes"] == pytest.approx(1 / 189, rel=1e-14)
     assert scores["no"] == pytest.approx(18 / 875, rel=1e-14)
     # the literal arithmetic of the lecture notes
@@ -81,6 +82,22 @@ def test_posterior_matches_sklearn(alpha, prior_yes):
     assert state["posterior"]["no"] == pytest.approx(expected["no"], rel=1e-10)
 
 
+@pytest.mark.parametrize("alpha", [0.0, 0.5, 2.0])
+@pytest.mark.parametrize("prior_yes", [None, 0.2, 0.9])
+def test_scores_are_nbcores_categorical_nb(alpha, prior_yes):
+    data = load_weather()
+    X, y = data.drop(columns="play"), data["play"]
+    prior = None if prior_yes is None else [1 - prior_yes, prior_yes]
+    model = nbcore.CategoricalNB(alpha=alpha, class_prior=prior).fit(X, y)
+    day = pd.DataFrame([widgets.WEATHER_TEST_DAY])
+    joint = dict(zip(model.classes_, model.predict_joint_log_proba(day)[0], strict=True))
+    proba = dict(zip(model.classes_, model.predict_proba(day)[0], strict=True))
+    state = widgets.weather_posterior(alpha, prior_yes)
+    for c in ("yes", "no"):
+        assert math.log(state["scores"][c]) == pytest.approx(joint[c], rel=1e-14)
+        assert state["posterior"][c] == pytest.approx(proba[c], rel=1e-14)
+
+
 def test_zero_count_rules_a_class_out_without_smoothing():
     overcast_day = dict(widgets.WEATHER_TEST_DAY, outlook="overcast")
     state = widgets.weather_posterior(0.0, day=overcast_day)
@@ -114,11 +131,25 @@ def test_sweep_is_the_posterior_on_a_grid():
 
 
 def test_both_scores_zero_is_a_clear_error():
+    # overcast is never "no" and cool never "yes": with alpha = 0 both products are 0
     data = pd.DataFrame(
-        {"outlook": ["sunny", "rainy", "rainy"], "play": ["yes", "no", "yes"]},
+        {
+            "outlook": ["sunny", "overcast", "sunny", "overcast"],
+            "temperature": ["cool", "hot", "cool", "hot"],
+            "play": ["no", "yes", "no", "yes"],
+        }
     )
+    day = {"outlook": "overcast", "temperature": "cool"}
     with pytest.raises(ValueError, match="alpha > 0"):
-        widgets.weather_posterior(0.0, day={"outlook": "overcast"}, data=data)
+        widgets.weather_posterior(0.0, day=day, data=data)
+    yes = widgets.weather_posterior(1.0, day=day, data=data)["posterior"]["yes"]
+    assert yes == pytest.approx(0.5, rel=1e-14)
+
+
+def test_a_value_never_seen_is_named():
+    data = pd.DataFrame({"outlook": ["sunny", "rainy", "rainy"], "play": ["yes", "no", "yes"]})
+    with pytest.raises(ValueError, match="unknown category 'overcast' in feature 'outlook'"):
+        widgets.weather_posterior(1.0, day={"outlook": "overcast"}, data=data)
 
 
 @pytest.mark.parametrize(
@@ -133,6 +164,7 @@ def test_both_scores_zero_is_a_clear_error():
         ({"day": {"outlook": "sunny"}}, ValueError, "day must give a value for each feature"),
         ({"data": [[1, 2]]}, TypeError, "data must be a pandas DataFrame, got list"),
         ({"data": pd.DataFrame({"a": [1]})}, ValueError, "'play' column"),
+        ({"data": pd.DataFrame({"a": [1, 2], "play": ["yes", "yes"]})}, ValueError, "both"),
     ],
 )
 def test_bad_input_is_named(kwargs, error, match):
@@ -147,15 +179,15 @@ def test_sweep_rejects_bad_grid():
         widgets.weather_posterior_sweep([0], [0.5, 2.0])
 
 
-def test_posterior_html_shows_the_numbers_and_the_decision():
-    state = widgets.weather_posterior(0.0, 9 / 14)
-    text = widgets.posterior_html(state, alpha=0.0, prior_yes=9 / 14)
+def test_panel_shows_the_numbers_and_the_decision():
+    text = widgets.weather_panel(0.0, 9 / 14)
     assert "0.2046" in text and "0.7954" in text
     assert "play = no" in text
     assert "alpha = 0.00, prior of yes = 0.643" in text
     assert "<script" not in text and "http" not in text
-    other = widgets.posterior_html(widgets.weather_posterior(0.0, 0.95), alpha=0.0, prior_yes=0.95)
-    assert "play = yes" in other
+    assert "play = yes" in widgets.weather_panel(0.0, 0.95)
+    state = widgets.weather_posterior(2.5, 0.3)
+    assert f"{state['posterior']['yes']:.4f}" in widgets.weather_panel(2.5, 0.3)
 
 
 def test_explorer_recomputes_when_a_slider_moves():
@@ -163,27 +195,28 @@ def test_explorer_recomputes_when_a_slider_moves():
     alpha_slider, prior_slider, panel = box.children
     assert alpha_slider.min == 0.0 and alpha_slider.max >= 10.0
     assert 0.0 < prior_slider.min and prior_slider.max < 1.0
-    # starts exactly at the data's prior, which is on the slider's grid: the panel shows the
-    # setting the sliders show, and the numbers of the chapter's table and text
+    # starts exactly at the data's prior, which is on the slider's grid of 28ths: the panel
+    # shows the setting the sliders show, and the numbers of the chapter's table and text
     assert (alpha_slider.value, prior_slider.value) == (0.0, 9 / 14)
-    start = widgets.posterior_html(
-        widgets.weather_posterior(0.0, 9 / 14), alpha=0.0, prior_yes=9 / 14
-    )
-    assert panel.value == start
+    assert prior_slider.step == 1 / 28
+    assert panel.value == widgets.weather_panel(0.0, 9 / 14)
     assert "0.2046" in panel.value
     for alpha, prior in [(1.0, 9 / 14), (1.0, 0.3), (12.5, 0.6), (0.0, 0.9)]:
         alpha_slider.value = alpha
         prior_slider.value = prior
         a, p = alpha_slider.value, prior_slider.value
-        expected = widgets.posterior_html(widgets.weather_posterior(a, p), alpha=a, prior_yes=p)
-        assert panel.value == expected
+        assert panel.value == widgets.weather_panel(a, p)
     assert "play = yes" in panel.value  # prior 0.9 > 0.875 tips the decision
 
 
-def test_explorer_rejects_bad_start_and_clips_to_the_slider_range():
+def test_explorer_rejects_a_start_outside_the_sliders():
     with pytest.raises(ValueError, match="prior_yes"):
         widgets.weather_explorer(prior_yes=1.2)
+    with pytest.raises(ValueError, match="prior_yes"):
+        widgets.weather_explorer(prior_yes=0.0)
     with pytest.raises(ValueError, match="alpha"):
         widgets.weather_explorer(alpha=-0.5)
-    alpha_slider, prior_slider, _ = widgets.weather_explorer(alpha=55.0, prior_yes=0.0).children
-    assert (alpha_slider.value, prior_slider.value) == (20.0, 1 / 28)
+    with pytest.raises(ValueError, match="alpha"):
+        widgets.weather_explorer(alpha=55.0)
+    alpha_slider, prior_slider, _ = widgets.weather_explorer(alpha=3.04, prior_yes=0.3).children
+    assert alpha_slider.value == pytest.approx(3.0) and prior_slider.value == pytest.approx(8 / 28)

@@ -32,6 +32,14 @@ def test_sliders_snap_to_their_grid():
     assert Slider("p", "prior", 0.05, 0.95, 0.05).snap(0.642) == pytest.approx(0.65)
 
 
+def test_a_value_on_the_grid_is_kept_exactly():
+    sevenths = Slider("p", "prior", 1 / 28, 27 / 28, 1 / 28)
+    assert round(1 / 28 + 17 * (1 / 28), 10) != 9 / 14  # the rounded grid point misses 9/14
+    assert sevenths.snap(9 / 14) == 9 / 14
+    assert sevenths.snap(0.3) == pytest.approx(8 / 28, abs=1e-10)  # off the grid: snapped
+    assert CONTROLS[0].snap(100.0) == 100.0 and CONTROLS[1].snap(4) == 4
+
+
 def test_widget_recomputes_on_every_control():
     box = explorer(CONTROLS, show, alpha=1.0, k=2, shared=False, model="Bernoulli")
     alpha, k, shared, model, panel = box.children

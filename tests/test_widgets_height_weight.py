@@ -13,6 +13,7 @@ import pytest
 from matplotlib.figure import Figure
 from sklearn.naive_bayes import GaussianNB as SklearnGaussianNB
 
+import nbcore
 from nbcore.datasets import load_height_weight
 from nbcore.widgets import height_weight as hw
 
@@ -153,10 +154,22 @@ def test_bad_input_is_named(kwargs, error, match):
 
 
 def test_log_joint_rejects_bad_shapes():
-    with pytest.raises(ValueError, match="variances"):
+    with pytest.raises(ValueError, match="variances > 0"):
         hw.log_joint([[1, 2]], [[0, 0]], [[1, 0]], [1.0])
     with pytest.raises(ValueError, match="priors"):
         hw.log_joint([[1, 2]], [[0, 0]], [[1, 1]], [0.5, 0.5])
+
+
+@pytest.mark.parametrize("prior_m", [0.1, 0.5, 0.8])
+def test_log_joint_is_nbcores_gaussian_nb(prior_m):
+    data = load_height_weight()
+    X, y = data[["height", "weight"]].to_numpy(float), data["sex"].to_numpy()
+    model = nbcore.GaussianNB(priors=[1 - prior_m, prior_m], var_smoothing=0.0).fit(X, y)
+    p = hw.class_parameters()
+    points = np.array([[72.0, 180.0], [40.0, 60.0], [85.0, 240.0], [66.0, 150.0]])
+    got = hw.log_joint(points, p["means"], p["variances"], [prior_m, 1 - prior_m])
+    # nbcore orders the classes f, m; the widget m, f
+    np.testing.assert_allclose(got[:, ::-1], model.predict_joint_log_proba(points), rtol=1e-12)
 
 
 def test_small_multiples_has_a_panel_per_setting():
@@ -170,24 +183,29 @@ def test_small_multiples_has_a_panel_per_setting():
         hw.boundary_small_multiples([0.5, 1.5])
 
 
-def test_explorer_html_names_the_setting_and_predictions():
-    text = hw.explorer_html(hw.posterior_grid(0.5, True))
-    assert "straight line" in text and "shared" in text
+@pytest.mark.parametrize(("prior_m", "shared"), [(0.5, True), (0.2, False), (0.9, True)])
+def test_panel_names_the_setting_and_predictions(prior_m, shared):
+    text = hw.height_weight_panel(prior_m, shared)
+    assert text.startswith('<img alt="The six training people')
+    assert "data:image/png;base64," in text
+    assert f"prior of m of {prior_m:.2f} with {'a shared' if shared else 'per-class'}" in text
+    assert ("straight line" in text) is shared and ("shared" in text) is shared
     assert text.count("<tr>") == 4
+    state = hw.posterior_grid(prior_m, shared)
+    for p in state["test_posterior"]:
+        assert f"{p:.4f}" in text
     assert "<script" not in text
 
 
 def test_explorer_recomputes_when_the_controls_move():
     box = hw.height_weight_explorer(prior_m=0.5)
-    slider, toggle, picture, panel = box.children
-    first_html, first_picture = panel.value, picture.value
-    assert first_picture.startswith('<img alt="The six training people')
-    assert "data:image/png;base64," in first_picture
+    slider, toggle, panel = box.children
+    assert (slider.description, toggle.description) == ("prior of m", "variances")
+    assert panel.value == hw.height_weight_panel(0.5, False)
     toggle.value = True
-    assert "straight line" in panel.value and panel.value != first_html
     slider.value = 0.2
+    assert panel.value == hw.height_weight_panel(0.2, True)
     assert "prior of m = 0.20" in panel.value
-    assert picture.value != first_picture
-    assert "prior of m of 0.20 with a shared variance" in picture.value
+    assert "prior of m of 0.20 with a shared variance" in panel.value
     with pytest.raises(ValueError, match="prior_m"):
         hw.height_weight_explorer(prior_m=1.0)

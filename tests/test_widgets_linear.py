@@ -28,6 +28,11 @@ def _sigmoid(u):
     return 1.0 / (1.0 + np.exp(-u))
 
 
+def softmax_proba(X, W, b):
+    scores = np.asarray(X, dtype=float) @ np.asarray(W, dtype=float).T + b
+    return np.exp(scores - nbcore.logsumexp(scores, axis=1, keepdims=True))
+
+
 # --------------------------------------------------------------------------- linear_form
 
 
@@ -40,7 +45,7 @@ def test_multinomial_linear_form_reproduces_predict_proba(seed, alpha, n_classes
     W, b = linear.linear_form(model)
     np.testing.assert_array_equal(W, model.feature_log_prob_)
     np.testing.assert_array_equal(b, model.class_log_prior_)
-    proba = linear.softmax_proba(X, W, b)
+    proba = softmax_proba(X, W, b)
     np.testing.assert_allclose(proba, model.predict_proba(X), rtol=0, atol=1e-12)
     oracle = SkMultinomialNB(alpha=alpha).fit(X, y)
     np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-12)
@@ -60,12 +65,12 @@ def test_bernoulli_linear_form_folds_absent_words_into_b(seed, binarize, alpha):
         b, model.class_log_prior_ + np.log(1 - theta).sum(axis=1), rtol=1e-12
     )
     Xb = (X > binarize).astype(float)
-    proba = linear.softmax_proba(Xb, W, b)
+    proba = softmax_proba(Xb, W, b)
     np.testing.assert_allclose(proba, model.predict_proba(X), rtol=0, atol=1e-12)
     oracle = SkBernoulliNB(alpha=alpha, binarize=binarize).fit(X, y)
     np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-12)
     # the unfolded form (W = log theta alone, b = log prior) is not the model
-    wrong = linear.softmax_proba(Xb, model.feature_log_prob_, model.class_log_prior_)
+    wrong = softmax_proba(Xb, model.feature_log_prob_, model.class_log_prior_)
     assert np.abs(wrong - model.predict_proba(X)).max() > 1e-3
 
 
@@ -76,7 +81,7 @@ def test_complement_linear_form(norm_weights, seed):
     model = nbcore.ComplementNB(norm=norm_weights).fit(X, y)
     W, b = linear.linear_form(model)
     np.testing.assert_array_equal(b, np.zeros(3))
-    proba = linear.softmax_proba(X, W, b)
+    proba = softmax_proba(X, W, b)
     np.testing.assert_allclose(proba, model.predict_proba(X), rtol=0, atol=1e-12)
     oracle = SkComplementNB(norm=norm_weights).fit(X, y)
     np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-12)
@@ -107,17 +112,9 @@ def test_linear_form_rejects_bad_models():
         linear.linear_form(model)
 
 
-def test_binary_form_and_softmax_reject_bad_shapes():
-    with pytest.raises(ValueError, match="shape"):
+def test_binary_form_rejects_bad_shapes():
+    with pytest.raises(ValueError, match=r"W must be \(2, n_features\)"):
         linear.binary_form(np.zeros((3, 2)), np.zeros(3))
-    with pytest.raises(ValueError, match="shapes"):
-        linear.softmax_proba(np.zeros((4, 2)), np.zeros((2, 3)), np.zeros(2))
-
-
-def test_softmax_survives_huge_scores():
-    proba = linear.softmax_proba([[1000.0], [-1000.0]], [[1.0], [0.0]], [0.0, 0.0])
-    np.testing.assert_allclose(proba, [[1.0, 0.0], [0.0, 1.0]])
-    assert np.all(np.isfinite(proba))
 
 
 # --------------------------------------------------------------------------- Gaussian forms
@@ -166,7 +163,7 @@ def test_shared_variance_form_is_the_gaussian_posterior(seed, n_classes):
     expected /= expected.sum(axis=1, keepdims=True)
     W, b = linear.shared_variance_form(means, shared, priors)
     np.testing.assert_allclose(W, means / shared, rtol=1e-12)
-    np.testing.assert_allclose(linear.softmax_proba(points, W, b), expected, atol=1e-12)
+    np.testing.assert_allclose(softmax_proba(points, W, b), expected, atol=1e-12)
     if n_classes == 2:
         # the chapter's two-class formulas for w and b
         w = (means[1] - means[0]) / shared
@@ -188,6 +185,46 @@ def test_gaussian_forms_reject_bad_parameters():
         linear.shared_variance_form(means, variances, priors)
     with pytest.raises(ValueError, match="shape"):
         linear.gaussian_log_odds_form(means[:, :2], variances, priors)
+    with pytest.raises(ValueError, match="shape"):
+        linear.gaussian_log_odds(np.zeros((2, 3)), np.zeros((3, 3)), np.ones((3, 3)), [0.5, 0.5])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_log_odds_is_nbcores_gaussian_nb_and_the_form_agrees(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(0, 2, (40, 3)) + np.repeat([[0, 0, 0], [2, -1, 1]], 20, axis=0)
+    y = np.repeat([0, 1], 20)
+    model = nbcore.GaussianNB(var_smoothing=0.0).fit(X, y)
+    points = rng.normal(0, 4, (30, 3))
+    joint = model.predict_joint_log_proba(points)
+    args = (model.theta_, model.var_, model.class_prior_)
+    np.testing.assert_allclose(
+        linear.gaussian_log_odds(points, *args), joint[:, 1] - joint[:, 0], rtol=1e-12, atol=1e-12
+    )
+    form = linear.gaussian_log_odds_form(*args)
+    quadratic = points**2 @ form["a"] + points @ form["w"] + form["b"]
+    np.testing.assert_allclose(quadratic, joint[:, 1] - joint[:, 0], rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("shared", [False, True])
+@pytest.mark.parametrize(
+    ("mean_1", "sigma_1", "prior_1"),
+    [((2.0, 1.0), (1.5, 0.7), 0.5), ((-1.5, 3.5), (0.4, 2.6), 0.15)],
+)
+def test_explorer_draws_nbcores_scores_and_the_form_agrees(shared, mean_1, sigma_1, prior_1):
+    state = linear.explorer_state(mean_1, (1.0, 1.0), sigma_1, prior_1, shared)
+    model = nbcore.GaussianNB(priors=state["priors"])  # set to the explorer's parameters
+    model.fit([[0.0, 0.0], [1.0, 1.0]], [0, 1])
+    model.theta_, model.var_ = state["means"], state["variances"]
+    g = state["grid"]
+    points = np.column_stack([np.tile(g, len(g)), np.repeat(g, len(g))])
+    joint = model.predict_joint_log_proba(points)
+    np.testing.assert_allclose(
+        state["posterior"].ravel(), _sigmoid(joint[:, 1] - joint[:, 0]), rtol=1e-12, atol=1e-15
+    )
+    form = state["form"]
+    quadratic = points**2 @ form["a"] + points @ form["w"] + form["b"]
+    np.testing.assert_allclose(quadratic, joint[:, 1] - joint[:, 0], rtol=1e-9, atol=1e-9)
 
 
 # --------------------------------------------------------------------------- the explorer
@@ -244,21 +281,40 @@ def test_explorer_state_rejects_bad_settings(kwargs, error, match):
         linear.explorer_state(**kwargs)
 
 
-def test_figures_html_and_widget():
-    state = linear.explorer_state(shared=True)
-    fig = linear.draw_state(state)
+def test_figures_and_twin():
+    fig = linear.draw_state(linear.explorer_state(shared=True))
     assert isinstance(fig, Figure) and len(fig.axes) == 2
     twin = linear.explorer_small_multiples()
     assert isinstance(twin, Figure) and len(twin.axes) == 6
-    text = linear.explorer_html(state)
-    assert "straight line" in text and "<script" not in text
-    assert "quadratic" in linear.explorer_html(linear.explorer_state())
     with pytest.raises(ValueError, match="sigmas_1"):
         linear.explorer_small_multiples([])
+
+
+@pytest.mark.parametrize(
+    ("setting", "words"),
+    [
+        ((2.0, 1.0, 1.5, 0.7, 0.5, False), "per-class variances, prior of class 1 0.50"),
+        ((2.0, 1.0, 1.5, 0.7, 0.5, True), "shared variances, prior of class 1 0.50"),
+        ((-1.0, 3.0, 1.0, 1.0, 0.2, False), "per-class variances, prior of class 1 0.20"),
+    ],
+)
+def test_panel_shows_the_setting_and_its_coefficients(setting, words):
+    text = linear.linear_panel(*setting)
+    assert text.startswith('<img alt="Two Gaussian classes') and words in text
+    state = linear.explorer_state(setting[:2], (1.0, 1.0), setting[2:4], *setting[4:])
+    shape = "straight line" if state["linear"] else "quadratic"
+    assert shape in text and f"b = {state['form']['b']:+.3f}" in text
+    assert "<script" not in text
+
+
+def test_explorer_recomputes_when_the_controls_move():
     box = linear.linear_explorer()
-    assert len(box.children) == 8
-    assert box.children[6].value.startswith('<img alt="Two Gaussian classes')
-    assert "per-class variances, prior of class 1 0.50" in box.children[6].value
-    before = box.children[7].value
-    box.children[5].value = True  # the shared-variance toggle redraws
-    assert box.children[7].value != before and "straight line" in box.children[7].value
+    *controls, panel = box.children
+    assert [c.description for c in controls] == [c.label for c in linear.CONTROLS]
+    assert panel.value == linear.linear_panel(2.0, 1.0, 1.5, 0.7, 0.5, False)
+    controls[5].value = True  # the shared-variance toggle redraws
+    controls[4].value = 0.25
+    assert panel.value == linear.linear_panel(2.0, 1.0, 1.5, 0.7, 0.25, True)
+    assert "straight line" in panel.value
+    with pytest.raises(ValueError, match="sigma_1"):
+        linear.linear_explorer(sigma_1=(0.1, 1.0))

@@ -179,7 +179,14 @@ def test_posterior_grid_entries_are_day_posteriors():
     ("call", "error", "match"),
     [
         (lambda: weather.numeric_class_parameters(2), ValueError, "ddof"),
-        (lambda: weather.numeric_class_parameters(True), ValueError, "ddof"),
+        (lambda: weather.numeric_class_parameters(True), TypeError, "ddof"),
+        (
+            lambda: weather.numeric_day_posterior(
+                {**weather.WEATHER_NUMERIC_TEST_DAY, "outlook": "foggy"}
+            ),
+            ValueError,
+            "outlook",
+        ),
         (lambda: weather.numeric_day_factors({"outlook": "sunny"}), ValueError, "day"),
         (lambda: weather.numeric_class_parameters(data=[1, 2]), TypeError, "data"),
         (lambda: weather.numeric_posterior_grid([], [70]), ValueError, "temperatures"),
@@ -242,16 +249,55 @@ def test_code_order_matters_but_reversal_does_not():
     assert abs(posterior_yes(shuffled) - posterior_yes(TABLE_ORDER)) > 0.05
 
 
+@pytest.mark.parametrize(
+    ("x", "mu", "sigma"), [(66, 73.0, 6.2), ([60, 90, 66], 79.1, [10.2, 3.0, 3.0])]
+)
+def test_gaussian_density_is_nbcores_gaussian_nb(x, mu, sigma):
+    x, mu, sigma = np.broadcast_arrays(np.asarray(x, float), mu, sigma)
+    for xi, m, s in zip(x.ravel(), mu.ravel(), sigma.ravel(), strict=True):
+        model = nbcore.GaussianNB(var_smoothing=0.0).fit([[m - s], [m + s]], [0, 0])
+        assert model.var_[0, 0] == pytest.approx(s * s, rel=1e-14)
+        expected = math.exp(model.predict_joint_log_proba([[xi]])[0, 0])
+        assert weather.gaussian_density(xi, m, s) == pytest.approx(expected, rel=1e-12)
+    np.testing.assert_allclose(
+        weather.gaussian_density(x, mu, sigma), stats.norm.pdf(x, mu, sigma), rtol=1e-13
+    )
+    nan_mean = weather.gaussian_density([1.0, 2.0], [np.nan, 0.0], 1.0)
+    assert np.isnan(nan_mean[0]) and nan_mean[1] == pytest.approx(stats.norm.pdf(2.0), rel=1e-13)
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        (66, 90, "sunny", True, False),
+        (85, 60, "overcast", False, True),
+        (70, 99, "rainy", True, True),
+    ],
+)
+def test_numeric_panel_shows_the_posterior_of_the_setting(setting):
+    temperature, humidity, outlook, windy, sample_std = setting
+    text = weather.numeric_weather_panel(*setting)
+    day = {"outlook": outlook, "temperature": temperature, "humidity": humidity, "windy": windy}
+    posterior = weather.numeric_day_posterior(day, int(sample_std))
+    assert f"{posterior['yes']:.4f}" in text and f"{posterior['no']:.4f}" in text
+    assert ("N_c - 1" in text) is sample_std
+    assert f"outlook = {outlook}, temperature = {temperature}" in text
+
+
 def test_numeric_explorer_panel_follows_the_controls():
     box = weather.numeric_weather_explorer()
     temperature, humidity, outlook, windy, convention, panel = box.children
+    assert [c.description for c in box.children[:5]] == [c.label for c in weather.NUMERIC_CONTROLS]
     start = weather.numeric_day_posterior(weather.WEATHER_NUMERIC_TEST_DAY, 0)["yes"]
     assert f"{start:.4f}" in panel.value
     humidity.value = 65
-    convention.value = 1
+    convention.value = True
     day = dict(weather.WEATHER_NUMERIC_TEST_DAY, humidity=65)
     moved = weather.numeric_day_posterior(day, 1)["yes"]
     assert f"{moved:.4f}" in panel.value and "N_c - 1" in panel.value
+    assert panel.value == weather.numeric_weather_panel(66, 65, "sunny", True, True)
     outlook.value = "overcast"
     windy.value = False
     assert "play = yes" in panel.value
+    with pytest.raises(ValueError, match="ddof"):
+        weather.numeric_weather_explorer(ddof=2)

@@ -54,15 +54,21 @@ class Slider:
     integer: bool = False
 
     def snap(self, value):
-        """The grid value nearest to ``value``; a clear error if it is not a number in range."""
+        """The grid value nearest to ``value``; a clear error if it is not a number in range.
+
+        A value already on the grid (to 1e-9 of a step) is kept as given, so that a grid of
+        28ths starts exactly at 9/14, not at the grid point rounded to 10 digits.
+        """
         low, high = (10.0**self.low, 10.0**self.high) if self.log else (self.low, self.high)
         value = check_real(self.name, value, low, high)
         position = math.log10(value) if self.log else value
-        position = self.low + round((position - self.low) / self.step) * self.step
-        position = round(min(max(position, self.low), self.high), 10)
+        on_grid = self.low + round((position - self.low) / self.step) * self.step
+        snapped = round(min(max(on_grid, self.low), self.high), 10)
         if self.integer:
-            return int(position)
-        return 10.0**position if self.log else position
+            return int(snapped)
+        if abs(position - on_grid) <= 1e-9 * self.step:
+            return value
+        return 10.0**snapped if self.log else snapped
 
     def widget(self, value):
         import ipywidgets as w
