@@ -61,7 +61,8 @@ clean:
 $(JS_STAMP): tools/vendor_js.py | system $(STAMP)
 	$(BIN)/python tools/vendor_js.py
 
-# Every notebook is executed (execution: force), warnings are errors.
+# Every notebook is executed (execute_notebooks: inline: the prose's {eval} expressions are
+# evaluated in the run, in order), warnings are errors.
 book-html: system $(STAMP) $(JS_STAMP)
 	$(BIN)/jupyter-book build -W -n --keep-going --all .
 
