@@ -266,3 +266,48 @@ def test_every_quoted_number_is_stored_by_the_executed_run(md):
         assert all(item["result"]["status"] == "ok" for item in stored)
         quoted += len(expressions)
     assert quoted > 0
+
+
+def _figure_texts(nb):
+    """(name, alt text, caption) of every figure cell of a chapter."""
+    for cell in nb.cells:
+        mystnb = cell.metadata.get("mystnb", {})
+        if cell.cell_type == "code" and "image" in mystnb:
+            figure = mystnb.get("figure", {})
+            yield figure.get("name"), mystnb["image"].get("alt", ""), figure.get("caption", "")
+
+
+def _typed_digits_in_figure_texts(nb):
+    """Digits typed in alt texts (anywhere) and in captions (outside {eval} roles)."""
+    number = re.compile(r"[^\s]*\d[^\s]*")
+    found = []
+    for name, alt, caption in _figure_texts(nb):
+        if number.search(alt):
+            found.append(f"{name} alt: {number.findall(alt)}")
+        typed = number.findall(_EVAL.sub(" ", caption))
+        if typed:
+            found.append(f"{name} caption: {typed}")
+    return found
+
+
+def test_figure_text_scanner_finds_typed_numbers():
+    header = (
+        "---\njupytext:\n  formats: ipynb,md:myst\n---\n\n"
+        "```{{code-cell}} ipython3\n---\nmystnb:\n  figure:\n    caption: {caption}\n"
+        "    name: fig-x\n  image:\n    alt: {alt}\n---\nfig\n```\n"
+    )
+    typed = jupytext.reads(header.format(caption="Fine.", alt="About 5.11 nats."), fmt="md:myst")
+    assert _typed_digits_in_figure_texts(typed) == ["fig-x alt: ['5.11']"]
+    typed = jupytext.reads(header.format(caption="Slope 1.", alt="Fine."), fmt="md:myst")
+    assert _typed_digits_in_figure_texts(typed) == ["fig-x caption: ['1.']"]
+    quoted = header.format(caption='Loss {eval}`f"{g.loss:.2f}"`.', alt="Falls, then rises.")
+    assert _typed_digits_in_figure_texts(jupytext.reads(quoted, fmt="md:myst")) == []
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=_ids(CHAPTERS))
+def test_figure_alt_texts_and_captions_type_no_numbers(md):
+    """An alt text is a plain string and cannot quote a computed value, so it describes the
+    figure in words and leaves the numbers to the caption and the prose; a caption quotes
+    them with {eval} roles, as the prose does."""
+    typed = _typed_digits_in_figure_texts(jupytext.read(md))
+    assert not typed, f"{md.name}: figure texts type numbers: {typed}"
