@@ -150,26 +150,73 @@ def _run_all(driver):
     return prompts
 
 
+CHAPTERS = sorted(p.stem for p in (ROOT / "book").glob("[01][0-9]_*.ipynb"))
+
+
+def _open(driver, lab, chapter):
+    """Open a chapter's MyST file as a notebook (alone: ?reset) and wait for its markdown."""
+    from selenium.webdriver.common.by import By
+
+    n_markdown = sum(
+        cell.cell_type == "markdown"
+        for cell in nbformat.read(ROOT / "book" / f"{chapter}.ipynb", as_version=4).cells
+    )
+    driver.get(f"{lab}/lab/tree/book/{chapter}.md?reset&token={TOKEN}")
+    deadline = time.monotonic() + 90
+    texts = []
+    while time.monotonic() < deadline:
+        time.sleep(1)
+        texts = _rendered_markdown(driver)
+        if len(texts) >= n_markdown:
+            break
+    assert len(texts) >= n_markdown, f"{chapter}: {len(texts)} of {n_markdown} cells rendered"
+    unresolved = [
+        e.get_attribute("textContent")
+        for e in driver.find_elements(By.CSS_SELECTOR, '[title="Cross Reference Not Found"]')
+    ]
+    return "\n".join(texts), unresolved
+
+
+def _check_prose(chapter, page, unresolved, expected):
+    raw = RAW_MYST.findall(page)
+    assert not raw, f"{chapter}: raw MyST markup in JupyterLab: {raw[:5]}"
+    assert not unresolved, f"{chapter}: cross-references JupyterLab cannot resolve: {unresolved}"
+    unevaluated = [expr for expr in expected if expr in page]
+    assert not unevaluated, f"{chapter}: expressions shown as code, not values: {unevaluated[:5]}"
+    numbers = {e: v for e, v in expected.items() if re.fullmatch(r"-?[\d.,]+%?", v)}
+    flat = " ".join(page.split())
+    missing = {e: v for e, v in numbers.items() if v not in flat}
+    assert not missing, f"{chapter}: values not shown: {json.dumps(missing)[:500]}"
+    return numbers
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_chapter_opens_in_lab_as_prose_with_its_numbers(lab, browser, chapter):
+    """Opened, not run: jupyterlab-myst shows the values the executed chapter stored."""
+    expected = glued_values(nbformat.read(ROOT / "book" / f"{chapter}.ipynb", as_version=4))
+    page, unresolved = _open(browser, lab, chapter)
+    _check_prose(chapter, page, unresolved, expected)
+
+
 def test_chapter_runs_in_lab_and_shows_numbers_not_markup(lab, browser):
+    """Run All: every cell runs in the Lab kernel and the text shows the fresh values."""
     nb = nbformat.read(ROOT / "book" / f"{CHAPTER}.ipynb", as_version=4)
     expected = glued_values(nb)
     assert len(expected) >= 10, "the chapter's executed notebook stores its expressions"
-
-    browser.get(f"{lab}/lab/tree/book/{CHAPTER}.md?token={TOKEN}")
+    _open(browser, lab, CHAPTER)
     prompts = _run_all(browser)
     assert all(re.fullmatch(r"\[\d+\]:", p.strip()) for p in prompts), prompts
     time.sleep(3)  # the last markdown cells re-render with their fresh values
-    texts = _rendered_markdown(browser)
-    assert len(texts) > 20
-    page = "\n".join(texts)
-
-    raw = RAW_MYST.findall(page)
-    assert not raw, f"raw MyST markup in JupyterLab: {raw[:5]}"
-    unevaluated = [expr for expr in expected if expr in page]
-    assert not unevaluated, f"expressions shown as code, not values: {unevaluated[:5]}"
-    # every quoted number reads as the number the book prints
-    numbers = {e: v for e, v in expected.items() if re.fullmatch(r"-?[\d.,]+%?", v)}
+    page, unresolved = _open_page(browser)
+    numbers = _check_prose(CHAPTER, page, unresolved, expected)
     assert len(numbers) >= 10
-    flat = " ".join(page.split())
-    missing = {e: v for e, v in numbers.items() if v not in flat}
-    assert not missing, f"values not shown: {json.dumps(missing)[:500]}"
+
+
+def _open_page(driver):
+    from selenium.webdriver.common.by import By
+
+    unresolved = [
+        e.get_attribute("textContent")
+        for e in driver.find_elements(By.CSS_SELECTOR, '[title="Cross Reference Not Found"]')
+    ]
+    return "\n".join(_rendered_markdown(driver)), unresolved
