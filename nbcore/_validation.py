@@ -61,6 +61,14 @@ def check_is_fitted(estimator):
 # Parameters
 
 
+def _float_array(name, value, expected):
+    """``value`` as a float64 array, or a TypeError that says what ``name`` must be."""
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be {expected}; got {_kind_of(value)}.") from None
+
+
 def check_bool(name, value):
     """True or False (a Python or NumPy bool; 0 and 1 are refused). Returns a bool."""
     if not isinstance(value, bool | np.bool_):
@@ -156,10 +164,7 @@ def check_alpha(alpha, n_features, force_alpha, scalar_only=False):
     elif scalar_only or isinstance(alpha, str | bool | np.bool_ | dict) or alpha is None:
         raise TypeError(f"alpha must be {expected}; got {_kind_of(alpha)}.")
     else:
-        try:
-            values = np.asarray(alpha, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"alpha must be {expected}; got {_kind_of(alpha)}.") from None
+        values = _float_array("alpha", alpha, expected)
         if values.shape != (n_features,):
             raise ValueError(
                 f"When alpha is an array, it must have one value per feature, shape "
@@ -181,12 +186,7 @@ def check_alpha(alpha, n_features, force_alpha, scalar_only=False):
 
 def check_priors(name, priors, classes):
     """Class priors: one per class, non-negative, summing to 1. Returns an ndarray."""
-    try:
-        p = np.asarray(priors, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"{name} must be an array of {len(classes)} probabilities; got {_kind_of(priors)}."
-        ) from None
+    p = _float_array(name, priors, f"an array of {len(classes)} probabilities")
     if p.ndim != 1 or len(p) != len(classes):
         raise ValueError(
             f"Number of priors must match number of classes: {name} has "
@@ -667,12 +667,7 @@ def check_sample_weight(sample_weight, n_samples):
     """One finite weight >= 0 per sample (a number applies to all). Returns float (n_samples,)."""
     if sample_weight is None:
         return np.ones(n_samples)
-    try:
-        w = np.asarray(sample_weight, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"sample_weight must be numbers, one per sample; got {_kind_of(sample_weight)}."
-        ) from None
+    w = _float_array("sample_weight", sample_weight, "numbers, one per sample")
     if w.ndim == 0:
         w = np.full(n_samples, w)
     if w.shape != (n_samples,):
