@@ -86,6 +86,23 @@ def test_figures_are_numbered_with_captions(text):
         assert build_pdf.comparable(number) in text, f"{number} is not in the PDF"
 
 
+def test_quoted_numbers_are_printed(text):
+    """The prose's {eval} numbers are printed: the PDF, built without a kernel, shows the values
+    the executed run stored with each markdown cell (an expression without one prints nothing)."""
+    import nbformat
+
+    from nbcore.classroom.prose import glued_values
+
+    numbers = []
+    for md, _ in _chapters():
+        if md.with_suffix(".ipynb").is_file():
+            values = glued_values(nbformat.read(md.with_suffix(".ipynb"), as_version=4))
+            numbers += [v for v in values.values() if re.fullmatch(r"-?\d[\d.,]*\d%?", v)]
+    assert len(numbers) > 200
+    missing = [v for v in numbers if build_pdf.comparable(v) not in text]
+    assert not missing, f"{len(missing)} quoted numbers not printed, e.g. {missing[:10]}"
+
+
 def test_math_is_typeset(text):
     # MathJax typeset before printing: its glyphs are in the text layer, TeX delimiters are not
     # (TeX commands may appear: a docstring's Notes print them as code)

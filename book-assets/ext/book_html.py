@@ -17,7 +17,9 @@
    hidden cell (``remove-cell``) is never rendered, so an expression could be evaluated before
    the cell that computes its value has run. Here every code cell above an expression runs
    first: the expression sees the kernel as JupyterLab's Run All leaves it at that point.
-   An expression alone in its paragraph that gives LaTeX (an ``IPython.display.Math``) is set
+   Without a kernel (the printed edition, built from the stored run) an expression shows the
+   value tools/execute.py stored with its markdown cell. An expression alone in its
+   paragraph that gives LaTeX (an ``IPython.display.Math``) is set
    as a displayed equation.
 """
 
@@ -25,7 +27,8 @@ from html import escape
 
 from docutils import nodes
 from jupyter_client.manager import KernelManager
-from myst_nb.ext.eval import EvalRoleAny
+from myst_nb.core.variables import VariableOutput, render_variable_outputs
+from myst_nb.ext.eval import EvalRoleAny, eval_warning
 from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
 
 
@@ -46,21 +49,49 @@ def mark_exercise_roles(app, doctree):
             cell["classes"].append(f"exercise-{role}")
 
 
+def _stored_result(client, line, expression):
+    """The result the chapter's executed run stored for ``expression`` in its markdown cell."""
+    cells = client.notebook.cells
+    here = max((i for i in range(len(cells)) if client.cell_line(i) <= line), default=None)
+    if here is None:
+        return None
+    for item in cells[here].get("metadata", {}).get("user_expressions", []):
+        if item.get("expression") == expression and item["result"].get("status") == "ok":
+            return item["result"]
+    return None
+
+
 class EvalRole(EvalRoleAny):
-    """``{eval}``, after running every code cell that stands above it in the chapter."""
+    """``{eval}``, after running every code cell that stands above it in the chapter.
+
+    Without a kernel (the printed edition renders the stored run), the value comes from the
+    markdown cell's ``user_expressions``, where tools/execute.py stored it.
+    """
 
     def run(self):
         renderer = self.document.get("nb_renderer")
         client = getattr(getattr(renderer, "renderer", None), "nb_client", None)
-        if client is not None and self.line is not None:
-            cells = client.notebook.cells
-            above = [
-                index
-                for index, cell in enumerate(cells)
-                if cell.cell_type == "code" and client.cell_line(index) < self.line
-            ]
-            if above:
-                client.code_cell_outputs(above[-1])
+        if client is None or self.line is None:
+            return super().run()
+        if client.nb_config.execution_mode != "inline":
+            result = _stored_result(client, self.line, self.text)
+            if result is None:
+                message = f"no stored value for {{eval}}`{self.text}`: run tools/execute.py"
+                return [], [eval_warning(message, self.document, self.line)]
+            metadata = dict(result.get("metadata", {}), strip_text_quotes=True)
+            output = VariableOutput(result["data"], metadata, renderer, "eval")
+            rendered = render_variable_outputs(
+                [output], self.document, self.line, self.source, inline=True
+            )
+            return rendered, []
+        cells = client.notebook.cells
+        above = [
+            index
+            for index, cell in enumerate(cells)
+            if cell.cell_type == "code" and client.cell_line(index) < self.line
+        ]
+        if above:
+            client.code_cell_outputs(above[-1])
         return super().run()
 
 
