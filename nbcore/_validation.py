@@ -118,6 +118,15 @@ def check_probability(name, value, *, open_low=False, open_high=False):
     return _real(name, value, "a probability", 0.0, 1.0, open_low, open_high)
 
 
+def check_pair(name, values, meaning):
+    """Two values, as a list: ``meaning`` says what they are, e.g. "(no storm, storm)"."""
+    if isinstance(values, str | bytes) or not hasattr(values, "__len__"):
+        raise TypeError(f"{name} must be a pair {meaning}, got {type(values).__name__}")
+    if len(values) != 2:
+        raise ValueError(f"{name} must hold 2 values {meaning}, got {len(values)}")
+    return list(values)
+
+
 def check_int(name, value, low=None, high=None):
     """An integer (a Python or NumPy int, not a bool, not 2.0), optionally low <= value <= high."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):

@@ -15,9 +15,13 @@ JupyterLab. ``tools/execute.py`` stores each result in its markdown cell's
 numbers filled in and the student copies quote the same values.
 """
 
+import re
 from types import SimpleNamespace
 
-__all__ = ["g", "glue"]
+__all__ = ["EXPRESSION", "expressions", "g", "glue"]
+
+#: A MyST inline expression in the prose; group 1 is the Python expression.
+EXPRESSION = re.compile(r"\{eval\}`([^`]+)`")
 
 #: Every value glued so far, as attributes: ``g.p_yes``.
 g = SimpleNamespace()
@@ -41,3 +45,8 @@ def glue(name, value, display=True):
         from IPython.display import display as show
 
         show(value)
+
+
+def expressions(markdown):
+    """The inline expressions of a markdown text, each once, in order of first use."""
+    return list(dict.fromkeys(EXPRESSION.findall(markdown)))

@@ -15,7 +15,7 @@ import nbformat
 import pytest
 import yaml
 
-from nbcore import plotting
+from nbcore import book, plotting
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
@@ -245,9 +245,6 @@ def test_references_point_at_existing_targets(md):
     assert not missing, f"{md.name} refers to targets that no page defines: {missing}"
 
 
-_EVAL = re.compile(r"\{eval\}`([^`]+)`")
-
-
 @pytest.mark.parametrize("md", CHAPTERS, ids=_ids(CHAPTERS))
 def test_every_quoted_number_is_stored_by_the_executed_run(md):
     """Each markdown cell's {eval} expressions have their values in the paired notebook.
@@ -260,7 +257,7 @@ def test_every_quoted_number_is_stored_by_the_executed_run(md):
     markdown = [cell for cell in nb.cells if cell.cell_type == "markdown"]
     quoted = 0
     for cell in markdown:
-        expressions = list(dict.fromkeys(_EVAL.findall(cell.source)))
+        expressions = book.expressions(cell.source)
         stored = cell.metadata.get("user_expressions", [])
         assert [item["expression"] for item in stored] == expressions, cell.source[:80]
         assert all(item["result"]["status"] == "ok" for item in stored)
@@ -284,7 +281,7 @@ def _typed_digits_in_figure_texts(nb):
     for name, alt, caption in _figure_texts(nb):
         if number.search(alt):
             found.append(f"{name} alt: {number.findall(alt)}")
-        typed = number.findall(_EVAL.sub(" ", caption))
+        typed = number.findall(book.EXPRESSION.sub(" ", caption))
         if typed:
             found.append(f"{name} caption: {typed}")
     return found

@@ -16,22 +16,22 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 import pytest
+import test_book_browser
+
+from nbcore.classroom.prose import glued_values
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-
-import build_pdf  # noqa: E402
-from test_book_browser import INSTALL_HINT  # noqa: E402
-
-from nbcore.classroom.prose import glued_values  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
+# the book's browser test's headless, offline Chromium, one per module
+driver = test_book_browser.driver
+
 CHAPTER = "04_smoothing"
-LAB_ROOT = []  # the folder JupyterLab serves (a copy of book/ in it)
 TOKEN = "book-lab-test"
 RAW_MYST = re.compile(r"\{(?:eval|glue|doc|ref|numref|eq|cite|math)[a-z:-]*\}|^\([\w-]+\)=$", re.M)
 
@@ -77,55 +77,29 @@ def lab(tmp_path_factory):
     else:
         server.kill()
         pytest.fail(f"JupyterLab did not start: {(root / 'lab.log').read_text()[-2000:]}")
-    LAB_ROOT.append(root)
-    yield url
+    yield SimpleNamespace(url=url, root=root)
     server.terminate()
     server.wait(30)
     log.close()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    chromium, chromedriver = build_pdf.chromium_paths()
-    if chromium is None or chromedriver is None:
-        pytest.fail(INSTALL_HINT)
-    os.environ.setdefault("SE_OFFLINE", "true")
-    os.environ.setdefault("SE_AVOID_STATS", "true")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    for flag in (
-        "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-        "--window-size=1400,1000", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost",
-        "--proxy-server=http://127.0.0.1:9",
-    ):  # fmt: skip
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=chromedriver), options=options)
-    driver.set_page_load_timeout(120)
-    yield driver
-    driver.quit()
-
-
-def _rendered_markdown(driver):
+def _rendered_markdown(chromium):
     from selenium.webdriver.common.by import By
 
     return [
         cell.get_attribute("textContent")
-        for cell in driver.find_elements(
+        for cell in chromium.find_elements(
             By.CSS_SELECTOR, ".jp-MarkdownCell .jp-RenderedMarkdown, .jp-MarkdownCell .myst"
         )
     ]
 
 
-def _run_all(driver):
+def _run_all(chromium):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ready
     from selenium.webdriver.support.ui import WebDriverWait
 
-    wait = WebDriverWait(driver, 60)
+    wait = WebDriverWait(chromium, 60)
     run_menu = wait.until(
         ready.element_to_be_clickable(
             (By.XPATH, "//li[contains(@class,'lm-MenuBar-item')][.//div[text()='Run']]")
@@ -145,7 +119,7 @@ def _run_all(driver):
         time.sleep(2)
         prompts = [
             p.get_attribute("textContent")
-            for p in driver.find_elements(By.CSS_SELECTOR, ".jp-CodeCell .jp-InputPrompt")
+            for p in chromium.find_elements(By.CSS_SELECTOR, ".jp-CodeCell .jp-InputPrompt")
         ]
         busy = any("*" in p for p in prompts) or not prompts[-1].strip("[]: ")
         quiet = 0 if busy else quiet + 1
@@ -160,7 +134,7 @@ def _numbers(expected):
     return {e: v for e, v in expected.items() if re.fullmatch(r"-?[\d.,]+%?", v)}
 
 
-def _settled(driver, chapter, expected, seconds=180):
+def _settled(chromium, chapter, expected, seconds=180):
     """The rendered markdown once every cell shows its values (or the time is up)."""
     from selenium.webdriver.common.by import By
 
@@ -172,7 +146,7 @@ def _settled(driver, chapter, expected, seconds=180):
     deadline = time.monotonic() + seconds
     while True:
         time.sleep(1)
-        texts = _rendered_markdown(driver)
+        texts = _rendered_markdown(chromium)
         flat = " ".join(" ".join(texts).split())
         done = (
             len(texts) >= n_markdown
@@ -184,15 +158,15 @@ def _settled(driver, chapter, expected, seconds=180):
     assert len(texts) >= n_markdown, f"{chapter}: {len(texts)} of {n_markdown} cells rendered"
     unresolved = [
         e.get_attribute("textContent")
-        for e in driver.find_elements(By.CSS_SELECTOR, '[title="Cross Reference Not Found"]')
+        for e in chromium.find_elements(By.CSS_SELECTOR, '[title="Cross Reference Not Found"]')
     ]
     return "\n".join(texts), unresolved
 
 
-def _open(driver, lab, chapter, expected):
+def _open(chromium, lab, chapter, expected):
     """Open a chapter's MyST file as a notebook, alone (?reset), and wait for its values."""
-    driver.get(f"{lab}/lab/tree/book/{chapter}.md?reset&token={TOKEN}")
-    return _settled(driver, chapter, expected)
+    chromium.get(f"{lab.url}/lab/tree/book/{chapter}.md?reset&token={TOKEN}")
+    return _settled(chromium, chapter, expected)
 
 
 def _check_prose(chapter, page, unresolved, expected):
@@ -209,31 +183,31 @@ def _check_prose(chapter, page, unresolved, expected):
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_chapter_opens_in_lab_as_prose_with_its_numbers(lab, browser, chapter):
+def test_chapter_opens_in_lab_as_prose_with_its_numbers(lab, driver, chapter):
     """Opened, not run: jupyterlab-myst shows the values the executed chapter stored."""
     expected = glued_values(nbformat.read(ROOT / "book" / f"{chapter}.ipynb", as_version=4))
-    page, unresolved = _open(browser, lab, chapter, expected)
+    page, unresolved = _open(driver, lab, chapter, expected)
     _check_prose(chapter, page, unresolved, expected)
 
 
-def test_chapter_runs_in_lab_and_shows_numbers_not_markup(lab, browser):
+def test_chapter_runs_in_lab_and_shows_numbers_not_markup(lab, driver):
     """Run All: every cell runs in the Lab kernel and the text shows the fresh values."""
     nb = nbformat.read(ROOT / "book" / f"{CHAPTER}.ipynb", as_version=4)
     expected = glued_values(nb)
     assert len(expected) >= 10, "the chapter's executed notebook stores its expressions"
     # the values can only come from the kernel: the served copy has none stored
-    served = LAB_ROOT[-1] / "book" / f"{CHAPTER}.ipynb"
+    served = lab.root / "book" / f"{CHAPTER}.ipynb"
     for cell in nb.cells:
         cell.metadata.pop("user_expressions", None)
     nbformat.write(nb, served)
     os.utime(served.with_suffix(".md"))  # the text stays the newer file of the pair, as in book/
-    browser.get(f"{lab}/lab/tree/book/{CHAPTER}.md?reset&token={TOKEN}")
+    driver.get(f"{lab.url}/lab/tree/book/{CHAPTER}.md?reset&token={TOKEN}")
     # as a reader would, wait for the page: jupyterlab-myst evaluates only the expressions of
     # cells it has already parsed when Run All reaches them (jupyterlab-myst#175)
-    _settled(browser, CHAPTER, {}, seconds=180)
+    _settled(driver, CHAPTER, {}, seconds=180)
     time.sleep(2)
-    prompts = _run_all(browser)
+    prompts = _run_all(driver)
     assert all(re.fullmatch(r"\[\d+\]:", p.strip()) for p in prompts), prompts
-    page, unresolved = _settled(browser, CHAPTER, expected)  # re-rendered with fresh values
+    page, unresolved = _settled(driver, CHAPTER, expected)  # re-rendered with fresh values
     numbers = _check_prose(CHAPTER, page, unresolved, expected)
     assert len(numbers) >= 10

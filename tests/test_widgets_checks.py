@@ -7,7 +7,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from nbcore._validation import check_bool, check_int, check_probability, check_real
+from nbcore._validation import check_bool, check_int, check_pair, check_probability, check_real
 
 # --------------------------------------------------------------------------- check_real
 
@@ -167,3 +167,18 @@ def test_bool_refuses_anything_else(value, shown):
     message = f"^shared must be True or False; got {re.escape(shown)}\\.$"
     with pytest.raises(TypeError, match=message):
         check_bool("shared", value)
+
+
+@pytest.mark.parametrize(
+    ("values", "error", "words"),
+    [
+        ("ab", TypeError, "p must be a pair (lo, hi), got str"),
+        (0.5, TypeError, "p must be a pair (lo, hi), got float"),
+        ((0.1, 0.2, 0.3), ValueError, "p must hold 2 values (lo, hi), got 3"),
+    ],
+)
+def test_check_pair_names_what_the_two_values_are(values, error, words):
+    with pytest.raises(error) as info:
+        check_pair("p", values, "(lo, hi)")
+    assert str(info.value) == words
+    assert check_pair("p", (0.1, 0.2), "(lo, hi)") == [0.1, 0.2]

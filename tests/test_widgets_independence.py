@@ -183,7 +183,7 @@ def test_sweep_rejects_bad_grid():
         ((float("nan"),), ValueError, "p_storm must be a probability"),
         (("0.3",), TypeError, "p_storm must be a real number, got str"),
         ((True,), TypeError, "p_storm must be a real number, got bool"),
-        ((0.3, (0.2,)), ValueError, "rain must hold 2 probabilities"),
+        ((0.3, (0.2,)), ValueError, "rain must hold 2 values"),
         ((0.3, 0.2), TypeError, "rain must be a pair"),
         ((0.3, (0.2, 0.9), (0.1, -0.1)), ValueError, r"lightning\[1\] must be a probability"),
     ],

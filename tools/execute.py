@@ -39,13 +39,14 @@ from jupyter_client.manager import KernelManager
 from jupytext.cli import jupytext as jupytext_cli
 from nbclient import NotebookClient
 
+from nbcore.book import expressions
+
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 TIMEOUT = 600  # seconds per cell
 KERNEL = "python3"
 
 _MODEL_ID = re.compile(r"^[0-9a-f]{32}$")
-_EXPRESSION = re.compile(r"\{eval\}`([^`]+)`")
 
 # Encrypt the kernel's sockets when its kernelspec supports it (ipykernel does).
 KernelManager.class_traits()["transport_encryption"].default_value = "auto"
@@ -84,10 +85,10 @@ class ExpressionClient(NotebookClient):
     async def async_execute_cell(self, cell, cell_index, execution_count=None, **kwargs):
         if cell.cell_type != "markdown":
             return await super().async_execute_cell(cell, cell_index, execution_count, **kwargs)
-        expressions = list(dict.fromkeys(_EXPRESSION.findall(cell.source)))
+        quoted = expressions(cell.source)
         cell.metadata.pop("user_expressions", None)
-        if expressions:
-            cell.metadata["user_expressions"] = await self._evaluate(expressions, cell_index)
+        if quoted:
+            cell.metadata["user_expressions"] = await self._evaluate(quoted, cell_index)
         return cell
 
     async def _evaluate(self, expressions, cell_index):

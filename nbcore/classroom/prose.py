@@ -17,6 +17,8 @@ book's MyST: quoted numbers, cross references, labels, comments and directives. 
 import ast
 import re
 
+from nbcore.book import EXPRESSION
+
 __all__ = ["STUDENT_NOTE", "glued_values", "figure_positions", "render_markdown"]
 
 STUDENT_NOTE = (
@@ -27,7 +29,6 @@ STUDENT_NOTE = (
     "plausible, graded on hand-in*: whether the value is right is decided when your "
     "instructor grades the notebook you hand in."
 )
-_EVAL = re.compile(r"\{eval\}`([^`]+)`")
 _NUMREF = re.compile(r"\{numref\}`(?:([^`<]*?)\s*<)?([^`<>]+)>?`")
 _TEXT_ROLE = re.compile(r"\{(?:doc|ref|term)\}`(?:([^`<]*?)\s*<([^`>]+)>|([^`]+))`")
 _EQ = re.compile(r"\{eq\}`[^`]+`")
@@ -130,7 +131,7 @@ def _text_role(match):
     return match.group(1)
 
 
-def _directive(name, argument, body, values):
+def _directive(name, argument, body):
     """Plain markdown for a fenced MyST directive."""
     options = [line for line in body if re.match(r"^:[a-z-]+:", line)]
     body = [line for line in body if line not in options]
@@ -162,14 +163,14 @@ def render_markdown(source, values, figures=None, here=0, missing=None):
                 body.append(lines[index])
                 index += 1
             index += 1
-            out += _directive(name, argument.strip(), body, values)
+            out += _directive(name, argument.strip(), body)
             continue
         index += 1
         if _LABEL.match(line) or line.lstrip().startswith("% ") or line.strip() == "%":
             continue
         out.append(line)
     text = "\n".join(out)
-    text = _EVAL.sub(lambda m: _eval(m, values, missing), text)
+    text = EXPRESSION.sub(lambda m: _eval(m, values, missing), text)
     text = _NUMREF.sub(lambda m: _numref(m, here, figures), text)
     text = _TEXT_ROLE.sub(_text_role, text)
     text = _EQ.sub("the equation", text)

@@ -20,7 +20,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from nbcore._validation import check_probability
+from nbcore._validation import check_pair, check_probability
 from nbcore.bernoulli import BernoulliNB
 from nbcore.numerics import logsumexp
 from nbcore.widgets._explorer import Slider, explorer
@@ -48,10 +48,7 @@ def _exact(name, value):
 
 def _pair(name, pair):
     """(p(x = 1 | no storm), p(x = 1 | storm)) as two exact Fractions."""
-    if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__"):
-        raise TypeError(f"{name} must be a pair (no storm, storm), got {type(pair).__name__}")
-    if len(pair) != 2:
-        raise ValueError(f"{name} must hold 2 probabilities (no storm, storm), got {len(pair)}")
+    pair = check_pair(name, pair, "(no storm, storm)")
     return [_exact(f"{name}[{s}]", p) for s, p in enumerate(pair)]
 
 

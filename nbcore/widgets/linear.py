@@ -13,7 +13,7 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 
 from nbcore import BernoulliNB, ComplementNB, MultinomialNB
-from nbcore._validation import check_bool, check_real
+from nbcore._validation import check_bool, check_pair, check_real
 from nbcore.numerics import gaussian_log_density, logsumexp
 from nbcore.plotting import class_style, figure_html, new_figure
 from nbcore.widgets._explorer import Slider, Toggle, explorer
@@ -156,8 +156,7 @@ def gaussian_log_odds(points, means, variances, priors):
 
 
 def _pair(name, values, low, high):
-    if np.shape(values) != (2,):
-        raise ValueError(f"{name} must be two numbers, got {values}")
+    values = check_pair(name, values, "of numbers")
     return np.array([check_real(name, v, low, high) for v in values])
 
 
