@@ -94,6 +94,14 @@ def sandbox_command(program, slot=0, limits=None):
         elif os.path.isdir(system):
             command += ["--ro-bind", system, system]
             made.add(system)
+    command += ["--proc", "/proc", "--dev", "/dev"]
+    # the private /tmp and home first: a Python installed below /tmp (a checkout there) is then
+    # bound on top of the private /tmp instead of being hidden by it
+    command += ["--size", str(limits.tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
+    made.add("/tmp")
+    parents(SANDBOX_HOME)
+    command += ["--size", str(limits.tmp_bytes), "--perms", "0777", "--tmpfs", SANDBOX_HOME]
+    made.add(SANDBOX_HOME)
     for folder in _python_dirs():
         if any(str(folder).startswith(s + "/") for s in SYSTEM_DIRS if s in made):
             continue
@@ -103,10 +111,6 @@ def sandbox_command(program, slot=0, limits=None):
     if cache is not None:  # its font list, read-only: building one takes a second per sandbox
         parents(MPL_CACHE)
         command += ["--ro-bind", str(cache), MPL_CACHE]
-    command += ["--proc", "/proc", "--dev", "/dev"]
-    command += ["--size", str(limits.tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
-    parents(SANDBOX_HOME)
-    command += ["--size", str(limits.tmp_bytes), "--perms", "0777", "--tmpfs", SANDBOX_HOME]
     command += ["--chdir", SANDBOX_HOME, "--hostname", "sandbox"]
     env = {
         "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
