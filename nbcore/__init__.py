@@ -5,6 +5,7 @@ they can be checked against it and used inside its pipelines, without depending 
 """
 
 from nbcore._validation import NotFittedError
+from nbcore.aode import AveragedOneDependenceNB
 from nbcore.bernoulli import BernoulliNB
 from nbcore.categorical import CategoricalNB
 from nbcore.complement import ComplementNB
@@ -13,8 +14,10 @@ from nbcore.mixed import MixedNB
 from nbcore.multinomial import MultinomialNB
 from nbcore.numerics import logsumexp
 from nbcore.scale import merge
+from nbcore.tan import TreeAugmentedNB
 
 __all__ = [
+    "AveragedOneDependenceNB",
     "BernoulliNB",
     "CategoricalNB",
     "ComplementNB",
@@ -22,6 +25,7 @@ __all__ = [
     "MixedNB",
     "MultinomialNB",
     "NotFittedError",
+    "TreeAugmentedNB",
     "logsumexp",
     "merge",
 ]

@@ -561,10 +561,14 @@ def check_numeric_column(estimator, column, series, kind):
 
 def unknown_category_error(estimator, d, value, categories):
     """The error for a category never seen in training (the caller raises it)."""
+    remedy = (
+        "Pass handle_unknown='ignore' to leave unknown values out of the product."
+        if "handle_unknown" in estimator.get_params()
+        else "Declare every category (min_categories, or a pandas categorical column)."
+    )
     return ValueError(
         f"Found unknown category {_show(value)} in {_feature(estimator, d)} during predict; "
-        f"the categories seen in training are {_show(categories)}. Pass handle_unknown='ignore' to "
-        "leave unknown values out of the product."
+        f"the categories seen in training are {_show(categories)}. {remedy}"
     )
 
 

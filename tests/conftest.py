@@ -5,9 +5,27 @@ folder on the import path), so that a new estimator is tested everywhere once it
 here; a test in test_estimator_contract.py fails if nbcore exports one that is not.
 """
 
-from nbcore import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MixedNB, MultinomialNB
+from nbcore import (
+    AveragedOneDependenceNB,
+    BernoulliNB,
+    CategoricalNB,
+    ComplementNB,
+    GaussianNB,
+    MixedNB,
+    MultinomialNB,
+    TreeAugmentedNB,
+)
 
-ESTIMATORS = [BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MixedNB, MultinomialNB]
+ESTIMATORS = [
+    BernoulliNB,
+    CategoricalNB,
+    ComplementNB,
+    GaussianNB,
+    MixedNB,
+    MultinomialNB,
+    TreeAugmentedNB,
+    AveragedOneDependenceNB,
+]
 
 # the kind of data each estimator models, for the tests that generate data for it
 DATA_KIND = {
@@ -17,4 +35,6 @@ DATA_KIND = {
     "GaussianNB": "gaussian",
     "MixedNB": "mixed",
     "MultinomialNB": "counts",
+    "TreeAugmentedNB": "categorical",
+    "AveragedOneDependenceNB": "categorical",
 }
