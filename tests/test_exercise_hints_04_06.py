@@ -6,7 +6,9 @@ mistakes compute. Then each wrong answer is fed back to the same check: it must 
 hint (not "correct", not another mistake's hint), and the expected value must get "correct".
 The same is done after the exercises are run again on a student's variant (data, solution
 and check cells, in that order, as the grader does), so that a hint that only fires on the
-book's numbers, or a variant whose mistakes coincide with the answer, is caught.
+book's numbers, or a variant whose mistakes coincide with the answer, is caught. Finally the
+self-checks of a student's own copy (made with a roster and a secret, so on that student's
+variant) are given the same wrong answers: each must print its hint there too.
 """
 
 import contextlib
@@ -19,10 +21,14 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from nbcore import exercises
+from nbcore.classroom.student import make_student_copies
+from nbcore.classroom.variants import student_seed
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
 CHAPTERS = ["04_smoothing", "05_height_weight", "06_weather"]
-VARIANT_SEEDS = [20240917, 7]
+SECRET = b"a course secret of the hint tests, long enough"
+STUDENT = "ana"
+VARIANT_SEEDS = [student_seed(SECRET, STUDENT), 7]
 
 
 def _source(cell):
@@ -154,3 +160,45 @@ def test_variants_change_the_numbers(chapter_records):
             for r in runs[seed]
             if r["exercise"] == exercise
         ), f"{slug} {exercise}: the variants grade the book's value"
+
+
+def _self_check_cells(copy):
+    """{exercise: the source of its self-check cell} of a student copy."""
+    import nbformat
+
+    nb = nbformat.read(copy, as_version=4)
+    return {
+        c.metadata["exercise"]: c.source
+        for c in nb.cells
+        if c.cell_type == "code" and c.metadata.get("role") == "check"
+    }
+
+
+def test_the_student_copy_hints_each_mistake(chapter_records, tmp_path):
+    """A student's copy holds fingerprints only; each wrong answer still gets its hint."""
+    import ast
+
+    slug, runs = chapter_records
+    roster = tmp_path / "roster.csv"
+    roster.write_text(f"student\n{STUDENT}\n")
+    make_student_copies(
+        [BOOK / f"{slug}.ipynb"], tmp_path / "copies", roster=roster, secret=SECRET,
+        log=lambda *a, **k: None,
+    )
+    checks = _self_check_cells(tmp_path / "copies" / STUDENT / f"{slug}.ipynb")
+    records = {r["exercise"]: r for r in runs[VARIANT_SEEDS[0]]}
+    assert set(checks) == set(records)
+    for exercise, source in checks.items():
+        call = ast.parse(source).body[0].value
+        name = call.args[1].body.id  # lambda: NAME
+        record = records[exercise]
+
+        def run(answer, source=source, name=name):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(source, {"exercises": exercises, name: answer})
+            return out.getvalue().strip()
+
+        assert "looks plausible" in run(record["expected"]), exercise
+        for hint, wrong in record["mistakes"]:
+            assert run(wrong).endswith("hint: " + " ".join(hint.split())), (slug, exercise, hint)
