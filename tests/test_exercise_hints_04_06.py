@@ -51,8 +51,16 @@ def _recording(records):
 
     def record(exercise, kind, points, expected, mistakes, rtol, atol, line, info):
         records.append(
-            {"exercise": exercise, "kind": kind, "points": points, "expected": expected,
-             "mistakes": list(mistakes), "rtol": rtol, "atol": atol, "line": line}
+            {
+                "exercise": exercise,
+                "kind": kind,
+                "points": points,
+                "expected": expected,
+                "mistakes": list(mistakes),
+                "rtol": rtol,
+                "atol": atol,
+                "line": line,
+            }
         )
 
     exercises._record = record
@@ -147,7 +155,8 @@ def test_variants_change_the_numbers(chapter_records):
     slug, runs = chapter_records
     nb = jupytext.read(BOOK / f"{slug}.md")
     with_data = {
-        e for e, cells in _exercise_cells(nb).items()
+        e
+        for e, cells in _exercise_cells(nb).items()
         if any(c.metadata.get("role") == "data" for c in cells)
     }
     checked = {r["exercise"] for r in runs["book"]}
@@ -182,7 +191,10 @@ def test_the_student_copy_hints_each_mistake(chapter_records, tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text(f"student\n{STUDENT}\n")
     make_student_copies(
-        [BOOK / f"{slug}.ipynb"], tmp_path / "copies", roster=roster, secret=SECRET,
+        [BOOK / f"{slug}.ipynb"],
+        tmp_path / "copies",
+        roster=roster,
+        secret=SECRET,
         log=lambda *a, **k: None,
     )
     checks = _self_check_cells(tmp_path / "copies" / STUDENT / f"{slug}.ipynb")
