@@ -108,8 +108,9 @@ def test_gaussian_density_rejects_bad_sigma(sigma):
 
 def test_published_test_day_numbers_follow_the_sample_convention():
     factors = weather.numeric_day_factors(ddof=1)
-    # the printed densities, 4 decimals; humidity given no is printed 0.0381 from the
-    # rounded parameters (86.2, 9.7) and is 0.0380 from the data
+    # the densities, 4 decimals: those of yes as printed in the 2nd edition; temperature given
+    # no is not printed there (see the next test) and is 0.0279; humidity given no is printed
+    # 0.0381 from the rounded parameters (86.2, 9.7) and is 0.0380 from the data
     assert round(factors.loc["yes", "temperature"], 4) == 0.0340
     assert round(factors.loc["yes", "humidity"], 4) == 0.0221
     assert round(factors.loc["no", "temperature"], 4) == 0.0279
@@ -120,6 +121,18 @@ def test_published_test_day_numbers_follow_the_sample_convention():
     # with the maximum-likelihood standard deviations the densities are not the printed ones
     mle = weather.numeric_day_factors(ddof=0)
     assert round(mle.loc["yes", "temperature"], 4) != 0.0340
+
+
+def test_the_second_edition_reuses_the_humidity_density_of_yes():
+    # Witten & Frank, 2nd edition, section 4.2: likelihood of no = 3/5 x 0.0221 x 0.0381 x 3/5
+    # x 5/14 = 0.000108 and P(yes) = 25.0 %; its 0.0221 is f(humidity = 90 | yes), printed
+    # just above, where f(temperature = 66 | no) belongs
+    assert round(3 / 5 * 0.0221 * 0.0381 * 3 / 5 * 5 / 14, 6) == 0.000108
+    assert round(0.000036 / (0.000036 + 0.000108), 3) == 0.250
+    right = round(stats.norm.pdf(66, 74.6, 7.9), 4)  # from the printed mean and sd of no
+    assert right == 0.0279 != 0.0221
+    assert round(3 / 5 * right * 0.0381 * 3 / 5 * 5 / 14, 6) == 0.000137
+    assert round(0.000036 / (0.000036 + 0.000137), 3) == 0.208
 
 
 def test_day_factors_are_the_literal_product():

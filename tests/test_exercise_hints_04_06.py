@@ -1,0 +1,216 @@
+"""Every hint of the exercises of chapters 4 to 6 can fire, in the book and in a variant.
+
+Each chapter is run once in this process (an IPython shell, as a kernel would run it). Every
+check the chapter makes is recorded with its expected value and the wrong answers its
+mistakes compute. Then each wrong answer is fed back to the same check: it must get its own
+hint (not "correct", not another mistake's hint), and the expected value must get "correct".
+The same is done after the exercises are run again on a student's variant (data, solution
+and check cells, in that order, as the grader does), so that a hint that only fires on the
+book's numbers, or a variant whose mistakes coincide with the answer, is caught. Finally the
+self-checks of a student's own copy (made with a roster and a secret, so on that student's
+variant) are given the same wrong answers: each must print its hint there too.
+"""
+
+import contextlib
+import io
+from pathlib import Path
+
+import jupytext
+import numpy as np
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+from nbcore import exercises
+from nbcore.classroom.student import make_student_copies
+from nbcore.classroom.variants import student_seed
+
+BOOK = Path(__file__).resolve().parents[1] / "book"
+CHAPTERS = ["04_smoothing", "05_height_weight", "06_weather"]
+SECRET = b"a course secret of the hint tests, long enough"
+STUDENT = "ana"
+VARIANT_SEEDS = [student_seed(SECRET, STUDENT), 7]
+
+
+def _source(cell):
+    # no magics outside a kernel: the set-up cell's %matplotlib line is the only one
+    return "\n".join(line for line in cell.source.splitlines() if not line.startswith("%"))
+
+
+def _run(shell, cell):
+    result = shell.run_cell(_source(cell), silent=True)
+    if not result.success:
+        raise AssertionError(f"cell failed:\n{cell.source[:400]}") from (
+            result.error_in_exec or result.error_before_exec
+        )
+
+
+@contextlib.contextmanager
+def _recording(records):
+    """Collect (exercise, kind, points, expected, mistakes, rtol, atol, line) of each check."""
+    original = exercises._record
+
+    def record(exercise, kind, points, expected, mistakes, rtol, atol, line, info):
+        records.append(
+            {
+                "exercise": exercise,
+                "kind": kind,
+                "points": points,
+                "expected": expected,
+                "mistakes": list(mistakes),
+                "rtol": rtol,
+                "atol": atol,
+                "line": line,
+            }
+        )
+
+    exercises._record = record
+    try:
+        yield records
+    finally:
+        exercises._record = original
+
+
+def _exercise_cells(nb):
+    """{exercise: [data, solution and check cells, in order]}."""
+    cells = {}
+    for cell in nb.cells:
+        exercise = cell.metadata.get("exercise")
+        if cell.cell_type == "code" and exercise:
+            cells.setdefault(exercise, []).append(cell)
+    return cells
+
+
+@pytest.fixture(scope="module", params=CHAPTERS)
+def chapter_records(request):
+    """The checks of one chapter: {"book": [...], seed: [...]} for each variant seed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    nb = jupytext.read(BOOK / f"{request.param}.md")
+    shell = InteractiveShell.instance()
+    shell.reset(new_session=True)
+    runs = {}
+    try:
+        exercises.use_variant(None)
+        with _recording(runs.setdefault("book", [])):
+            for cell in nb.cells:
+                tags = cell.metadata.get("tags", [])
+                if cell.cell_type == "code" and "nbval-ignore-output" not in tags:
+                    _run(shell, cell)
+        for seed in VARIANT_SEEDS:
+            exercises.use_variant(seed)
+            with _recording(runs.setdefault(seed, [])):
+                for cells in _exercise_cells(nb).values():
+                    for cell in cells:
+                        _run(shell, cell)
+    finally:
+        exercises.use_variant(None)
+        shell.reset(new_session=True)
+    return request.param, runs
+
+
+def _verdict(record, answer):
+    check = getattr(exercises, f"check_{record['kind']}")
+    kwargs = {"points": record["points"], "mistakes": dict(record["mistakes"])}
+    if record["kind"] != "label":
+        kwargs.update(rtol=record["rtol"], atol=record["atol"])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        check(record["exercise"], answer, record["expected"], **kwargs)
+    return out.getvalue().strip()
+
+
+def test_every_check_of_the_chapter_is_recorded(chapter_records):
+    slug, runs = chapter_records
+    number = slug[:2].lstrip("0")
+    found = {r["exercise"] for r in runs["book"] if r["exercise"].startswith(number + ".")}
+    assert len(found) >= 3, f"{slug}: checks found {sorted(found)}"
+    for seed in VARIANT_SEEDS:
+        assert {r["exercise"] for r in runs[seed]} == found
+
+
+def test_the_solutions_are_correct_in_the_book_and_in_variants(chapter_records):
+    _, runs = chapter_records
+    for run, records in runs.items():
+        for record in records:
+            assert ": correct (" in record["line"], (run, record["line"])
+
+
+def test_each_hint_fires_on_its_own_mistake(chapter_records):
+    slug, runs = chapter_records
+    for run, records in runs.items():
+        for record in records:
+            assert record["mistakes"], f"{slug} {record['exercise']}: no mistakes to hint at"
+            right = _verdict(record, record["expected"])
+            assert ": correct (" in right, (run, right)
+            for hint, wrong in record["mistakes"]:
+                line = _verdict(record, wrong)
+                assert line.endswith("hint: " + " ".join(hint.split())), (
+                    f"{slug} {record['exercise']} ({run}): the mistake of {hint!r} got {line!r}"
+                )
+
+
+def test_variants_change_the_numbers(chapter_records):
+    """Each exercise with a data cell grades a variant on numbers of its own."""
+    slug, runs = chapter_records
+    nb = jupytext.read(BOOK / f"{slug}.md")
+    with_data = {
+        e
+        for e, cells in _exercise_cells(nb).items()
+        if any(c.metadata.get("role") == "data" for c in cells)
+    }
+    checked = {r["exercise"] for r in runs["book"]}
+    assert with_data == checked, f"{slug}: exercises without a data cell: {checked - with_data}"
+    book = {r["exercise"]: np.asarray(r["expected"], dtype=float) for r in runs["book"]}
+    for exercise in sorted(with_data):
+        assert any(
+            not np.allclose(np.asarray(r["expected"], dtype=float), book[exercise])
+            for seed in VARIANT_SEEDS
+            for r in runs[seed]
+            if r["exercise"] == exercise
+        ), f"{slug} {exercise}: the variants grade the book's value"
+
+
+def _self_check_cells(copy):
+    """{exercise: the source of its self-check cell} of a student copy."""
+    import nbformat
+
+    nb = nbformat.read(copy, as_version=4)
+    return {
+        c.metadata["exercise"]: c.source
+        for c in nb.cells
+        if c.cell_type == "code" and c.metadata.get("role") == "check"
+    }
+
+
+def test_the_student_copy_hints_each_mistake(chapter_records, tmp_path):
+    """A student's copy holds fingerprints only; each wrong answer still gets its hint."""
+    import ast
+
+    slug, runs = chapter_records
+    roster = tmp_path / "roster.csv"
+    roster.write_text(f"student\n{STUDENT}\n")
+    make_student_copies(
+        [BOOK / f"{slug}.ipynb"],
+        tmp_path / "copies",
+        roster=roster,
+        secret=SECRET,
+        log=lambda *a, **k: None,
+    )
+    checks = _self_check_cells(tmp_path / "copies" / STUDENT / f"{slug}.ipynb")
+    records = {r["exercise"]: r for r in runs[VARIANT_SEEDS[0]]}
+    assert set(checks) == set(records)
+    for exercise, source in checks.items():
+        call = ast.parse(source).body[0].value
+        name = call.args[1].body.id  # lambda: NAME
+        record = records[exercise]
+
+        def run(answer, source=source, name=name):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(source, {"exercises": exercises, name: answer})
+            return out.getvalue().strip()
+
+        assert "looks plausible" in run(record["expected"]), exercise
+        for hint, wrong in record["mistakes"]:
+            assert run(wrong).endswith("hint: " + " ".join(hint.split())), (slug, exercise, hint)
