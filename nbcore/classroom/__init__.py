@@ -9,7 +9,7 @@ The exercise format they read is described in :mod:`nbcore.exercises`; answers c
 processes as data (:mod:`nbcore.answers`). The submodules: ``markup`` (reading the format),
 ``prose`` (book markdown to plain markdown), ``variants`` (roster, course secret, seeds),
 ``student`` (student copies), ``sandbox`` and ``driver`` (running student code in bubblewrap),
-``grading`` (grading), ``nbval_report`` (the pytest plugin the grader loads). They are
+``grading`` (the pipeline: ``screen``, ``run``, ``check``, ``report``), ``nbval_report`` (the pytest plugin the grader loads). They are
 imported on first use.
 """
 

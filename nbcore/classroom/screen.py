@@ -1,0 +1,190 @@
+"""Step 1 of grading: read and screen a submission, before any of its code runs.
+
+A submission must be a student copy (``nbcore.copy: student`` in its metadata) of a chapter of
+the book (its name among the book's chapters), hold no ``role: solution`` cell (the book's own
+notebook is refused) and no answer cell for an exercise the chapter does not have. The
+student's work for an exercise is its answer cell and the unmarked code cells right below it;
+nothing else of the submission is used: check cells, edited chapter cells and planted cells are
+ignored.
+"""
+
+from pathlib import Path
+
+import nbformat
+
+from nbcore.classroom.markup import find_exercises
+from nbcore.classroom.results import Chapter, GradingError, Plan, Refused, SubmissionResult
+from nbcore.classroom.student import CHAPTER, placeholder_source, read_chapter
+from nbcore.classroom.variants import STUDENT_ID, student_seed
+
+__all__ = ["submission_paths", "book_chapters", "read_submission", "screen", "plan_submission"]
+
+MAX_NOTEBOOK_BYTES = 20_000_000
+
+
+def submission_paths(paths):
+    """The notebooks to grade: the files given, and every .ipynb under the folders given."""
+    found = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            found += sorted(
+                p
+                for p in path.rglob("*.ipynb")
+                if ".ipynb_checkpoints" not in p.parts and not p.is_symlink()
+            )
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise GradingError(f"no such notebook or folder: {path}")
+    return found
+
+
+def book_chapters(solutions):
+    """{chapter name: path} of the book's chapter notebooks."""
+    return {
+        p.stem: p
+        for p in sorted(Path(solutions).glob("*.ipynb"))
+        if CHAPTER.match(p.stem) and p.is_file()
+    }
+
+
+def read_submission(path):
+    """The notebook at ``path``; Refused when it is not one."""
+    if path.is_symlink() or not path.is_file():
+        raise Refused("not a regular file (a link or a special file)")
+    size = path.stat().st_size
+    if size > MAX_NOTEBOOK_BYTES:
+        raise Refused(f"the file is {size} bytes, more than the {MAX_NOTEBOOK_BYTES} allowed")
+    try:
+        with path.open(encoding="utf-8") as file:
+            nb = nbformat.read(file, as_version=4)
+    except Exception as error:
+        reason = " ".join(str(error).split())[:200]
+        raise Refused(f"not a readable notebook ({type(error).__name__}: {reason})") from None
+    if not isinstance(nb.get("cells"), list) or not isinstance(nb.get("metadata"), dict):
+        raise Refused("not a notebook")
+    return nb
+
+
+def chapter_name(nb, path, chapters):
+    """Which chapter a submission is: its copy's metadata, else a chapter name in its name."""
+    meta = nb.metadata.get("nbcore")
+    name = meta.get("chapter") if isinstance(meta, dict) else None
+    if name is not None:
+        if not isinstance(name, str) or name not in chapters:
+            raise Refused(
+                f"its metadata names the chapter {str(name)[:80]!r}, which is not a chapter "
+                "of the book"
+            )
+        return name
+    for candidate in sorted(chapters, key=len, reverse=True):
+        if candidate in path.name:
+            return candidate
+    raise Refused("cannot tell which chapter this is (no nbcore.chapter metadata, no chapter name)")
+
+
+def _normalized(source):
+    return "\n".join(line.strip() for line in str(source).splitlines() if line.strip())
+
+
+def screen(nb, exercises):
+    """Refuse what is not a student copy; return {exercise: [sources of the student's cells]}.
+
+    The student's work for an exercise is its answer cell (``role: answer``) and the unmarked
+    code cells right below it; an exercise whose cells hold only the placeholder (or nothing)
+    gets an empty list.
+    """
+    meta = nb.metadata.get("nbcore")
+    if not isinstance(meta, dict) or meta.get("copy") != "student":
+        raise Refused(
+            "not a student copy (made by make student); the book's own notebooks "
+            "and other notebooks are not graded"
+        )
+    known = {ex.id: ex for ex in exercises}
+    answer_cells = {}
+    for index, cell in enumerate(nb.cells):
+        cell_meta = cell.get("metadata", {})
+        role, exercise = cell_meta.get("role"), cell_meta.get("exercise")
+        if role == "solution":
+            raise Refused(
+                f"cell {index} is a solution cell (role: solution): the book's own notebook, "
+                "or solution cells put into a copy, are not graded"
+            )
+        if role not in (None, "answer", "check", "variant", "data"):
+            raise Refused(f"cell {index} has the role {str(role)[:40]!r}, which copies do not use")
+        if exercise is not None and exercise not in known:
+            raise Refused(
+                f"cell {index} belongs to exercise {str(exercise)[:20]!r}, "
+                "which the chapter does not have"
+            )
+        if role == "answer":
+            if cell.get("cell_type") != "code":
+                raise Refused(f"cell {index}: an answer cell must be code")
+            if exercise in answer_cells:
+                raise Refused(f"exercise {exercise} has a second answer cell (cell {index})")
+            answer_cells[exercise] = index
+    answers = {}
+    for exercise in exercises:
+        sources = []
+        index = answer_cells.get(exercise.id)
+        if index is not None:
+            sources.append(nb.cells[index].source)
+            for cell in nb.cells[index + 1 :]:
+                if cell.get("cell_type") != "code" or cell.get("metadata", {}).get("role"):
+                    break
+                if "exercise" in cell.get("metadata", {}):
+                    break
+                sources.append(cell.source)
+        if not all(isinstance(s, str) for s in sources):
+            raise Refused(f"exercise {exercise.id}: a cell whose source is not text")
+        placeholder = _normalized(placeholder_source(exercise))
+        if all(_normalized(s) in ("", placeholder) for s in sources):
+            sources = []
+        answers[exercise.id] = sources
+    return answers
+
+
+def student_of(nb, path):
+    """(student id recorded in the copy or None, the name to show)."""
+    meta = nb.metadata.get("nbcore", {})
+    student = meta.get("student") if isinstance(meta, dict) else None
+    if student is None:
+        return None, path.stem
+    if not isinstance(student, str) or not STUDENT_ID.match(student):
+        raise Refused("the copy's student id is not a valid id (was it edited?)")
+    return student, student
+
+
+def plan_submission(number, path, chapters, loaded, secret):
+    """Screen one submission: a _Plan, its result Refused when it is not graded."""
+    plan = Plan(number, path)
+    plan.result = SubmissionResult(path, "", path.stem)
+    try:
+        nb = read_submission(path)
+        name = chapter_name(nb, path, chapters)
+        plan.result.chapter = name
+        if name not in loaded:
+            book = read_chapter(chapters[name])
+            loaded[name] = Chapter(name, book, find_exercises(book))
+        plan.chapter = loaded[name]
+        if not plan.chapter.exercises:
+            raise Refused(f"chapter {name} has no exercises")
+        plan.answers = screen(nb, plan.chapter.exercises)
+        plan.student, plan.result.student = student_of(nb, path)[0], student_of(nb, path)[1]
+        if plan.student is not None:
+            if secret is None:
+                raise Refused(
+                    f"this copy was made for student {plan.student}: grading it needs the "
+                    "course secret (NBCORE_COURSE_SECRET or --secret-file)"
+                )
+            plan.seed = student_seed(secret, plan.student)
+        elif secret is not None and any(ex.data_cells for ex in plan.chapter.exercises):
+            raise Refused(
+                "not a copy made for a student of the roster (no student id), but this "
+                "chapter's exercises have per-student variants"
+            )
+        plan.student = plan.result.student
+    except Refused as error:
+        plan.result.refused = str(error)
+        plan.chapter = None
+    return plan
