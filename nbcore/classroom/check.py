@@ -28,11 +28,22 @@ __all__ = ["checking_notebook", "run_nbval", "check_batch"]
 REPORT_ENV = "NBCORE_NBVAL_REPORT"
 
 
+UNREADABLE = "your answer could not be read"
+
+
 def _load_source(exercise, text):
+    """The cell that loads a student's value: the name holds a stand-in until it has loaded."""
     return (
         "from nbcore import answers as _nbcore_answers\n"
+        f"{exercise.answer_name} = _nbcore_answers.Unanswered({UNREADABLE!r})\n"
         f"{exercise.answer_name} = _nbcore_answers.loads({text!r})"
     )
+
+
+def _reset_source(exercises):
+    """The cell that forgets every answer name before a submission's values load."""
+    names = sorted({exercise.answer_name for exercise in exercises})
+    return f"for _nbcore_name in {names!r}:\n    globals().pop(_nbcore_name, None)"
 
 
 def _ignored(source, **meta):
@@ -49,6 +60,7 @@ def checking_notebook(chapter, plans):
     data = [chapter.nb.cells[i] for ex in chapter.exercises for i in ex.data_cells]
     for plan in plans:
         tag = {"submission": plan.number}
+        cells.append(_ignored(_reset_source(chapter.exercises), **tag))
         cells.append(_ignored(f"{qualifier}.use_variant({plan.seed!r})", **tag))
         cells += [_ignored(cell.source, **tag) for cell in data]
         for exercise in chapter.exercises:
@@ -160,8 +172,11 @@ def check_batch(chapter, plans, parent, cell_timeout):
                     ExerciseResult(exercise.id, exercise.points, NOT_ATTEMPTED)
                 )
                 continue
-            record = next(
-                (r for r in mine if r.get("role") == "check" and r.get("exercise") == exercise.id),
-                None,
-            )
-            plan.result.results.append(_result(exercise, record))
+            own = [r for r in mine if r.get("exercise") == exercise.id]
+            loads = [r["outcome"] for r in own if r.get("role") == "answer"]
+            if "passed" not in loads or "failed" in loads:  # never this submission's value
+                result = ExerciseResult(exercise.id, exercise.points, FAILED, UNREADABLE)
+            else:
+                check = next((r for r in own if r.get("role") == "check"), None)
+                result = _result(exercise, check)
+            plan.result.results.append(result)

@@ -75,6 +75,31 @@ def _package_fingerprint():
     return digest.hexdigest()
 
 
+def _fail_whole(plan, step, error):
+    """Fail every exercise of ``plan``: grading it failed in ``step`` (its own doing)."""
+    reason = " ".join(f"{type(error).__name__}: {error}".split())[:200]
+    plan.result.problems.append(f"grading stopped while {step} this submission: {reason}")
+    plan.result.results = [
+        ExerciseResult(ex.id, ex.points, FAILED, f"grading failed while {step} this submission")
+        for ex in plan.chapter.exercises
+    ]
+
+
+def _check(batch, work, cell_timeout):
+    """Check a batch; when that fails, each submission alone, failing only the one at fault."""
+    try:
+        check_batch(batch[0].chapter, batch, work, cell_timeout)
+        return
+    except Exception as error:
+        if len(batch) == 1:
+            batch[0].result.results = []
+            _fail_whole(batch[0], "checking", error)
+            return
+    for plan in batch:
+        plan.result.results = []
+        _check([plan], work, cell_timeout)
+
+
 def _clock(seconds):
     seconds = int(seconds)
     return f"{seconds // 60}:{seconds % 60:02d}"
@@ -174,6 +199,9 @@ def grade(
             texts, failed, problems = (
                 run_student_code(steps, slot, settings) if steps else ({}, {}, [])
             )
+        except Exception as error:  # whatever this submission does fails it alone
+            _fail_whole(plan, "running", error)
+            return plan
         finally:
             with lock:
                 slots.append(slot)
@@ -216,9 +244,7 @@ def grade(
                     name = full[0] if full else (rest[0] if rest and not queue else None)
                     if name is not None:
                         batch, ready[name] = ready[name][:CHECK_BATCH], ready[name][CHECK_BATCH:]
-                        future = pool.submit(
-                            check_batch, batch[0].chapter, batch, work, chapter_timeout
-                        )
+                        future = pool.submit(_check, batch, work, chapter_timeout)
                         running[future] = ("check", batch)
                     elif queue:
                         plan = queue.pop(0)
@@ -232,7 +258,9 @@ def grade(
                 for future in done:
                     kind, batch = running.pop(future)
                     future.result()  # a GradingError stops the run
-                    if kind == "run":
+                    if kind == "run" and batch[0].result.results:  # it failed as a whole
+                        finish(batch)
+                    elif kind == "run":
                         ready.setdefault(batch[0].chapter.name, []).append(batch[0])
                     else:
                         finish(batch)

@@ -87,6 +87,24 @@ def _normalized(source):
     return "\n".join(line.strip() for line in str(source).splitlines() if line.strip())
 
 
+def _roles(index, cell):
+    """(role, exercise) of a cell, after checking that it is a well-formed cell."""
+    if not isinstance(cell, dict) or not isinstance(cell.get("metadata", {}), dict):
+        raise Refused(f"cell {index} is not a notebook cell")
+    if cell.get("cell_type") == "code" and not isinstance(cell.get("source"), str):
+        raise Refused(f"cell {index} has no source text")
+    try:
+        str(cell.get("source", "")).encode("utf-8")
+    except UnicodeEncodeError:
+        raise Refused(f"cell {index} holds text that is not valid Unicode") from None
+    meta = cell.get("metadata", {})
+    role, exercise = meta.get("role"), meta.get("exercise")
+    for key, value in (("role", role), ("exercise", exercise)):
+        if value is not None and not isinstance(value, str):
+            raise Refused(f"cell {index}: its {key} metadata is not text")
+    return role, exercise
+
+
 def screen(nb, exercises):
     """Refuse what is not a student copy; return {exercise: [sources of the student's cells]}.
 
@@ -103,8 +121,7 @@ def screen(nb, exercises):
     known = {ex.id: ex for ex in exercises}
     answer_cells = {}
     for index, cell in enumerate(nb.cells):
-        cell_meta = cell.get("metadata", {})
-        role, exercise = cell_meta.get("role"), cell_meta.get("exercise")
+        role, exercise = _roles(index, cell)
         if role == "solution":
             raise Refused(
                 f"cell {index} is a solution cell (role: solution): the book's own notebook, "
@@ -134,7 +151,7 @@ def screen(nb, exercises):
                     break
                 if "exercise" in cell.get("metadata", {}):
                     break
-                sources.append(cell.source)
+                sources.append(cell.get("source"))
         if not all(isinstance(s, str) for s in sources):
             raise Refused(f"exercise {exercise.id}: a cell whose source is not text")
         placeholder = _normalized(placeholder_source(exercise))
@@ -186,5 +203,9 @@ def plan_submission(number, path, chapters, loaded, secret):
         plan.student = plan.result.student
     except Refused as error:
         plan.result.refused = str(error)
+        plan.chapter = None
+    except Exception as error:  # a submission built to break the reading fails alone
+        reason = " ".join(f"{type(error).__name__}: {error}".split())[:200]
+        plan.result.refused = f"the notebook could not be read ({reason})"
         plan.chapter = None
     return plan
