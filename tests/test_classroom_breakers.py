@@ -85,9 +85,7 @@ def broken(tmp_path_factory):
     _write(folder, "h_answers_ahead", ahead)
     _write(folder, "z_honest", fill(student, solution))
     started = time.monotonic()
-    done = grade_folder(
-        folder, "--timeout", TIMEOUT, "--budget", BUDGET, "--jobs", 1, timeout=600
-    )
+    done = grade_folder(folder, "--timeout", TIMEOUT, "--budget", BUDGET, "--jobs", 1, timeout=600)
     seconds = time.monotonic() - started
     assert done.returncode == 0, done.stderr[-3000:]
     results, refused = read_details(folder)
@@ -149,7 +147,7 @@ def test_a_small_text_that_decodes_to_a_huge_array_is_refused_before_allocating(
     code = (
         "import resource; resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))\n"
         "from nbcore.answers import loads\n"
-        "text = '{\"$\": \"ndarray\", \"dtype\": \"<U9999\", \"shape\": [800000], \"data\": ['"
+        'text = \'{"$": "ndarray", "dtype": "<U9999", "shape": [800000], "data": [\''
         " + ','.join(['\"\"'] * 800_000) + ']}'\n"
         "try:\n    loads(text)\nexcept ValueError as error:\n    print('refused:', error)\n"
     )

@@ -21,9 +21,7 @@ def _stub(folder, name, body="exit 0"):
     path.chmod(0o755)
 
 
-def _run(
-    tmp_path, present, uid=1000, sudo=None, apt=True, dry_run=True, bodies=None, grading=True
-):
+def _run(tmp_path, present, uid=1000, sudo=None, apt=True, dry_run=True, bodies=None, grading=True):
     """Run the script with only `present` (and the chosen id/sudo/apt-get stubs) on PATH.
 
     sudo: None (no sudo), "nopasswd" (sudo -n true succeeds, then runs its arguments) or

@@ -42,7 +42,13 @@ from nbcore.classroom.results import (
 )
 from nbcore.classroom.run import Settings, run_student_code, student_steps
 from nbcore.classroom.sandbox import Limits, sandbox_problem
-from nbcore.classroom.screen import book_chapters, plan_submission, submission_paths
+from nbcore.classroom.screen import (
+    book_chapters,
+    check_seals,
+    plan_submission,
+    submission_paths,
+)
+from nbcore.classroom.similarity import SIMILAR, flag_similar
 
 __all__ = [
     "PASSED",
@@ -118,6 +124,7 @@ def grade(
     out=None,
     log=None,
     progress=None,
+    similar=SIMILAR,
 ):
     """Grade notebooks (files or folders of them) against the book's copies in ``solutions``.
 
@@ -145,6 +152,9 @@ def grade(
         Folder of the gradebooks, rewritten after every batch of checks.
     log, progress : callable, optional
         Called with messages, and with a one-line progress report.
+    similar : float, default=0.9
+        Answers at least this similar to the published solution or to a classmate's answer
+        are noted in the gradebook (:mod:`nbcore.classroom.similarity`); scores are kept.
 
     Returns
     -------
@@ -170,6 +180,7 @@ def grade(
         plan_submission(n, p, chapters, loaded, secret)
         for n, p in enumerate(submission_paths(paths))
     ]
+    check_seals(plans, secret)
     for plan in plans:
         if plan.result.refused:
             log(f"refused {plan.path}: {plan.result.refused}")
@@ -264,4 +275,12 @@ def grade(
                         ready.setdefault(batch[0].chapter.name, []).append(batch[0])
                     else:
                         finish(batch)
+        by_chapter = {}
+        for plan in plans:
+            if plan.chapter is not None and plan.result.results and not plan.result.refused:
+                by_chapter.setdefault(plan.chapter.name, []).append(plan)
+        for chapter_plans in by_chapter.values():
+            flag_similar(chapter_plans[0].chapter, chapter_plans, similar)
+        if out is not None and by_chapter:
+            write_gradebooks([p.result for p in plans if p.result.results or p.result.refused], out)
     return [plan.result for plan in plans]

@@ -116,6 +116,7 @@ def write_gradebooks(results, folder, base=None):
                     0,
                     REFUSED,
                     result.refused,
+                    "",
                 ]
             )
         for r in result.results:
@@ -129,9 +130,20 @@ def write_gradebooks(results, folder, base=None):
                     r.points,
                     r.status,
                     r.hint,
+                    r.note,
                 ]
             )
-    header = ["student", "submission", "chapter", "exercise", "earned", "points", "status", "hint"]
+    header = [
+        "student",
+        "submission",
+        "chapter",
+        "exercise",
+        "earned",
+        "points",
+        "status",
+        "hint",
+        "note",
+    ]
     details = _write_csv(folder / "gradebook_details.csv", header, rows)
     return written, details
 

@@ -38,6 +38,7 @@ class ExerciseResult:
     points: int
     status: str
     hint: str = ""
+    note: str = ""  # for the instructor: e.g. similar to the published solution
 
     @property
     def earned(self):
@@ -85,6 +86,9 @@ class Plan:
     chapter: Chapter = None
     student: str = ""
     seed: int | None = None
+    student_id: str | None = None  # the id recorded in a roster copy
+    seal: object = None  # the seal recorded with it
+    seal_ok: bool | None = None  # whether it matches, under the course secret
     answers: dict = field(default_factory=dict)
     result: SubmissionResult = None
     texts: dict = field(default_factory=dict)

@@ -8,6 +8,7 @@ nothing else of the submission is used: check cells, edited chapter cells and pl
 ignored.
 """
 
+import hmac
 from pathlib import Path
 
 import nbformat
@@ -15,9 +16,16 @@ import nbformat
 from nbcore.classroom.markup import find_exercises
 from nbcore.classroom.results import Chapter, GradingError, Plan, Refused, SubmissionResult
 from nbcore.classroom.student import CHAPTER, placeholder_source, read_chapter
-from nbcore.classroom.variants import STUDENT_ID, student_seed
+from nbcore.classroom.variants import STUDENT_ID, seal, student_seed
 
-__all__ = ["submission_paths", "book_chapters", "read_submission", "screen", "plan_submission"]
+__all__ = [
+    "submission_paths",
+    "book_chapters",
+    "read_submission",
+    "screen",
+    "plan_submission",
+    "check_seals",
+]
 
 MAX_NOTEBOOK_BYTES = 20_000_000
 
@@ -40,12 +48,13 @@ def submission_paths(paths):
 
 
 def book_chapters(solutions):
-    """{chapter name: path} of the book's chapter notebooks."""
-    return {
-        p.stem: p
-        for p in sorted(Path(solutions).glob("*.ipynb"))
-        if CHAPTER.match(p.stem) and p.is_file()
-    }
+    """{chapter name: path} of the chapters in ``solutions``: each chapter's notebook, or its
+    MyST .md where it has none (an instructor's private chapters may be .md only)."""
+    found = {}
+    for path in sorted(Path(solutions).glob("*.md")) + sorted(Path(solutions).glob("*.ipynb")):
+        if CHAPTER.match(path.stem) and path.is_file():
+            found[path.stem] = path
+    return dict(sorted(found.items()))
 
 
 def read_submission(path):
@@ -167,8 +176,10 @@ def student_of(nb, path):
     student = meta.get("student") if isinstance(meta, dict) else None
     if student is None:
         return None, path.stem
-    if not isinstance(student, str) or not STUDENT_ID.match(student):
-        raise Refused("the copy's student id is not a valid id (was it edited?)")
+    if not isinstance(student, str) or not STUDENT_ID.fullmatch(student):
+        raise Refused(
+            f"the copy's student id {str(student)[:70]!r} is not a valid id (was it edited?)"
+        )
     return student, student
 
 
@@ -187,14 +198,15 @@ def plan_submission(number, path, chapters, loaded, secret):
         if not plan.chapter.exercises:
             raise Refused(f"chapter {name} has no exercises")
         plan.answers = screen(nb, plan.chapter.exercises)
-        plan.student, plan.result.student = student_of(nb, path)[0], student_of(nb, path)[1]
-        if plan.student is not None:
-            if secret is None:
-                raise Refused(
-                    f"this copy was made for student {plan.student}: grading it needs the "
-                    "course secret (NBCORE_COURSE_SECRET or --secret-file)"
+        plan.student_id, plan.result.student = student_of(nb, path)
+        if plan.student_id is not None:
+            plan.seal = nb.metadata["nbcore"].get("seal")
+            if secret is not None:
+                plan.seed = student_seed(secret, plan.student_id)
+                expected = seal(secret, plan.student_id, name)
+                plan.seal_ok = isinstance(plan.seal, str) and hmac.compare_digest(
+                    plan.seal, expected
                 )
-            plan.seed = student_seed(secret, plan.student)
         elif secret is not None and any(ex.data_cells for ex in plan.chapter.exercises):
             raise Refused(
                 "not a copy made for a student of the roster (no student id), but this "
@@ -209,3 +221,41 @@ def plan_submission(number, path, chapters, loaded, secret):
         plan.result.refused = f"the notebook could not be read ({reason})"
         plan.chapter = None
     return plan
+
+
+def check_seals(plans, secret):
+    """Check the copies made for the students of a roster against the course secret.
+
+    Stops (GradingError) when such copies are graded without the secret, or when the secret
+    matches none of their seals (a wrong secret); otherwise refuses, with a note that says
+    so, each copy whose seal does not match its student id and chapter (an edited id).
+    """
+    roster = [p for p in plans if p.chapter is not None and p.student_id is not None]
+    if not roster:
+        return
+    if secret is None:
+        raise GradingError(
+            f"{len(roster)} of the submissions are copies made for the students of a roster "
+            f"(student {roster[0].student_id}, ...): grading them needs the course secret "
+            "they were made with (NBCORE_COURSE_SECRET, or --secret-file FILE; "
+            "make grade SECRET_FILE=FILE)"
+        )
+    sealed = [p for p in roster if p.seal is not None]
+    if sealed and not any(p.seal_ok for p in sealed):
+        raise GradingError(
+            f"the course secret given matches none of the {len(sealed)} copies made for "
+            "the students of a roster: it is not the secret they were made with (check "
+            "NBCORE_COURSE_SECRET or the --secret-file / SECRET_FILE given)"
+        )
+    for plan in roster:
+        if plan.seal is None:
+            plan.result.problems.append(
+                "this copy carries no seal: its student id could not be checked"
+            )
+        elif not plan.seal_ok:
+            plan.result.refused = (
+                f"flagged: the copy says student {plan.student_id} and chapter "
+                f"{plan.chapter.name}, which do not match its seal; the copy was made for "
+                "another student or chapter, or its id was edited"
+            )
+            plan.chapter = None

@@ -38,10 +38,11 @@ from traitlets.config import Config
 from nbcore.answers import decode, fingerprint, significant_digits
 from nbcore.classroom.markup import ExerciseFormatError, find_exercises, solution_leaks
 from nbcore.classroom.prose import STUDENT_NOTE, figure_positions, glued_values, render_markdown
-from nbcore.classroom.variants import read_roster, student_seed
+from nbcore.classroom.variants import read_roster, seal, student_seed
 from nbcore.exercises import CORRECT, RECORD_ENV, _label_kind, verdict_line
 
 __all__ = [
+    "StudentCopyError",
     "chapter_sources",
     "read_chapter",
     "placeholder_source",
@@ -50,6 +51,11 @@ __all__ = [
     "student_copy",
     "make_student_copies",
 ]
+
+
+class StudentCopyError(ValueError):
+    """A chapter from which no student copy can be made, and why."""
+
 
 CHAPTER = re.compile(r"^\d\d_[A-Za-z0-9_-]+$")
 KERNEL = "python3"
@@ -60,7 +66,8 @@ def chapter_sources(paths):
     """Chapter files, one per chapter: the .ipynb when there is one, else the .md.
 
     A folder contributes its files named like a chapter (``NN_slug``); a file given by name
-    is taken as it is.
+    is taken as it is, except a MyST ``.md`` chapter whose paired ``.ipynb`` is beside it: the
+    notebook holds the stored run that the copy's prose quotes.
     """
     found = {}
     for path in map(Path, paths):
@@ -71,9 +78,10 @@ def chapter_sources(paths):
                 if p.suffix in (".ipynb", ".md") and CHAPTER.match(p.stem)
             ]
         elif path.is_file():
-            candidates = [path]
+            paired = path.with_suffix(".ipynb")
+            candidates = [paired if path.suffix == ".md" and paired.is_file() else path]
         else:
-            raise FileNotFoundError(f"no such chapter or folder: {path}")
+            raise StudentCopyError(f"no such chapter or folder: {path}")
         for candidate in candidates:
             key = candidate.with_suffix("")
             if key not in found or candidate.suffix == ".ipynb":
@@ -272,10 +280,11 @@ def _keep_shown_widgets(nb):
         del state[model_id]
 
 
-def student_copy(nb, exercises, specs, chapter, student=None, seed=None):
+def student_copy(nb, exercises, specs, chapter, student=None, seed=None, sealed=None):
     """The student copy of ``nb`` (a new notebook; ``nb`` is not changed).
 
-    ``specs``: {exercise: keyword arguments of its self-check} (see :func:`self_check_spec`).
+    ``specs``: {exercise: keyword arguments of its self-check} (see :func:`self_check_spec`);
+    ``sealed``: the seal of (student, chapter) under the course secret, recorded with the id.
     """
     solution_of = {i: ex for ex in exercises for i in ex.solution_cells}
     check_of = {ex.check_cell: ex for ex in exercises}
@@ -310,7 +319,7 @@ def student_copy(nb, exercises, specs, chapter, student=None, seed=None):
             missing = []
             cell.source = render_markdown(cell.source, values, figures, index, missing)
             if missing:
-                raise ValueError(
+                raise StudentCopyError(
                     f"{chapter}: markdown cell {index} quotes {missing}, which the stored run "
                     "does not hold: run tools/execute.py on the chapter first"
                 )
@@ -336,6 +345,8 @@ def student_copy(nb, exercises, specs, chapter, student=None, seed=None):
     student_nb.metadata["nbcore"] = {"chapter": chapter, "copy": "student"}
     if student is not None:
         student_nb.metadata["nbcore"]["student"] = student
+    if sealed is not None:
+        student_nb.metadata["nbcore"]["seal"] = sealed
     return student_nb
 
 
@@ -388,7 +399,8 @@ def make_student_copies(paths, out_dir, timeout=600, log=print, roster=None, sec
                 for ex in exercises:
                     salt = _salt(source.stem, ex, student if ex.data_cells else None)
                     specs[ex.id] = self_check_spec(ex, entries[ex.id], salt, cache)
-            copy_nb = student_copy(nb, exercises, specs, source.stem, student, variant)
+            sealed = seal(secret, student, source.stem) if student is not None else None
+            copy_nb = student_copy(nb, exercises, specs, source.stem, student, variant, sealed)
             folder.mkdir(parents=True, exist_ok=True)
             target = folder / f"{source.stem}.ipynb"
             nbformat.write(copy_nb, target)
