@@ -170,3 +170,37 @@ def test_the_memory_limit_holds_for_the_sandbox_as_a_whole():
         assert reply == {"ok": True}, reply
         # 3 x 400 MB fit the limit of each process, not that of the sandbox
         assert _value(box, "survivors") <= 1
+
+
+EMPTY_FILES = """
+import os
+made = 0
+try:
+    for i in range(1_500_000):
+        os.close(os.open(f"/tmp/f{i}", os.O_CREAT | os.O_WRONLY))
+        made += 1
+except OSError:
+    pass
+"""
+
+
+def test_empty_files_in_the_private_tmp_count_against_the_memory_limit():
+    # an empty file takes kernel memory (its inode and directory entry) and no tmpfs block:
+    # the tmpfs size does not stop them, the sandbox's memory cgroup does
+    from nbcore.classroom.confine import cgroup_problem
+
+    if cgroup_problem():
+        pytest.fail(f"this machine lets the grader make cgroups: {cgroup_problem()}")
+    limit = 512 * 1024**2
+    with _box(sandbox.Limits(memory_bytes=limit)) as box:
+        folder = Path(box.cgroup.procs[0]).parent
+        try:
+            reply = box.request({"run": EMPTY_FILES, "limit": 100}, 110)
+            made = _value(box, "made") if reply.get("ok") else None
+        except sandbox.SandboxError as error:  # the kernel's OOM killer ended it
+            assert error.kind == "dead"
+            made = None
+        peak_file = folder / "memory.max_usage_in_bytes"  # cgroup v1; v2: memory.peak
+        peak = int((peak_file if peak_file.exists() else folder / "memory.peak").read_text())
+    assert made is None or made < 1_500_000
+    assert peak <= limit
