@@ -10,7 +10,7 @@ import time
 
 import nbformat
 import pytest
-from classroom_helpers import FIXTURE, grade_folder, read_details, solutions
+from classroom_helpers import ANSWER_AHEAD, FIXTURE, grade_folder, read_details, solutions
 from classroom_helpers import with_answers as fill
 
 from nbcore.classroom.student import make_student_copies
@@ -36,21 +36,6 @@ nbcore.answers.dumps = lambda value: (
 """
 # Answers the grader's next requests in advance, then stops reading them: the grader's next
 # write would block for ever, and the answers it did not ask for pile up in its memory.
-AHEAD = """
-import os, signal, stat, threading, time
-signal.signal(signal.SIGINT, signal.SIG_IGN)
-def answer_ahead():
-    line = b'{"ok": true, "pad": "' + b"x" * 100_000 + b'"}\\n'
-    for _ in range(2_000):
-        for fd in range(3, 64):
-            try:
-                if stat.S_ISFIFO(os.fstat(fd).st_mode):
-                    os.write(fd, line)
-            except OSError:
-                pass
-threading.Thread(target=answer_ahead, daemon=True).start()
-time.sleep(3600)
-"""
 BIG_CELL = "# " + "x" * 1_000_000
 
 
@@ -81,7 +66,7 @@ def broken(tmp_path_factory):
     _write(folder, "f_no_source", sourceless)
     surrogate = "p_offer_spam = '\udc80'"
     _write(folder, "g_surrogate", fill(student, {**solution, "90.1": surrogate}))
-    ahead = fill(student, {**solution, "90.1": AHEAD}, extra={"90.1": BIG_CELL})
+    ahead = fill(student, {**solution, "90.1": ANSWER_AHEAD}, extra={"90.1": BIG_CELL})
     _write(folder, "h_answers_ahead", ahead)
     _write(folder, "z_honest", fill(student, solution))
     started = time.monotonic()

@@ -1,11 +1,21 @@
-"""The sandbox's file system: a Python below /tmp is bound over the sandbox's private /tmp."""
+"""One sandbox, attacked: its file system, keyring, environment, protocol and memory.
 
+A Python below /tmp is bound over the sandbox's private /tmp; the other tests start the
+grader's sandbox with the driver in it and run a cell that attacks.
+"""
+
+import errno
 import os
+import platform
 import subprocess
+import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 import pytest
+from classroom_helpers import ANSWER_AHEAD
 
 from nbcore.classroom import sandbox
 
@@ -40,13 +50,6 @@ def test_a_python_installed_below_tmp_is_visible_and_the_rest_of_tmp_is_not(monk
 
 
 # --------------------------------------------------------------------------- attacks on a sandbox
-# Each test starts the grader's sandbox with the driver in it and runs a cell that attacks.
-
-import errno  # noqa: E402
-import platform  # noqa: E402
-import sys  # noqa: E402
-import threading  # noqa: E402
-import time  # noqa: E402
 
 # add_key, request_key: the kernel's keyring calls (x86_64, aarch64)
 KEY_CALLS = {"x86_64": (248, 249), "aarch64": (217, 218)}[platform.machine()]
@@ -104,29 +107,12 @@ def test_the_grader_environment_stays_out_of_the_sandbox(monkeypatch):
         assert _value(box, "seen") == []
 
 
-STOP_READING = """
-import os, signal, stat, threading, time
-signal.signal(signal.SIGINT, signal.SIG_IGN)
-def answer_ahead():
-    line = b'{"ok": true, "pad": "' + b"x" * 100_000 + b'"}\\n'
-    for _ in range(2_000):
-        for fd in range(3, 64):
-            try:
-                if stat.S_ISFIFO(os.fstat(fd).st_mode):
-                    os.write(fd, line)
-            except OSError:
-                pass
-threading.Thread(target=answer_ahead, daemon=True).start()
-time.sleep(3600)
-"""
-
-
 def test_a_sandbox_that_answers_ahead_and_stops_reading_cannot_hang_the_grader():
     outcome = {}
 
     def attack():
         with _box() as box:
-            outcome["first"] = box.request({"run": STOP_READING, "limit": 2}, 4)
+            outcome["first"] = box.request({"run": ANSWER_AHEAD, "limit": 2}, 4)
             time.sleep(2)  # the answers written ahead pile up
             outcome["queued"] = box.replies.qsize()
             started = time.monotonic()
