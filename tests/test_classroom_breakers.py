@@ -138,3 +138,30 @@ def test_a_small_text_that_decodes_to_a_huge_array_is_refused_before_allocating(
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.startswith("refused: an encoded array of 31996800000 bytes"), done.stderr
+
+
+def test_a_value_that_fails_to_load_in_the_checking_kernel_fails_its_exercise(tmp_path):
+    # the grader's own reading lets the text through; the checking kernel's does not: the
+    # check must not read the value the previous submission loaded under the same name
+    from nbcore.answers import dumps
+    from nbcore.classroom.check import check_batch
+    from nbcore.classroom.markup import find_exercises
+    from nbcore.classroom.results import Chapter, Plan, SubmissionResult
+    from nbcore.classroom.student import read_chapter
+
+    book = read_chapter(FIXTURE)
+    chapter = Chapter("90_spam", book, find_exercises(book))
+    texts = {
+        "honest": dumps((5 + 1) / (11 + 3)),
+        "unloadable": '{"$": "float", "value": "not a float"}',
+    }
+    plans = []
+    for number, (name, text) in enumerate(texts.items()):
+        plan = Plan(number, tmp_path / f"{name}.ipynb", chapter, texts={"90.1": text})
+        plan.result = SubmissionResult(plan.path, "90_spam", name)
+        plans.append(plan)
+    check_batch(chapter, plans, tmp_path, 600)
+    honest, unloadable = ({r.exercise: r for r in p.result.results} for p in plans)
+    assert honest["90.1"].status == "passed"
+    assert unloadable["90.1"].status == "failed"
+    assert unloadable["90.1"].hint == "your answer could not be read"
