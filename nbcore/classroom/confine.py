@@ -27,6 +27,7 @@ import itertools
 import os
 import platform
 import struct
+import threading
 import time
 from pathlib import Path
 
@@ -164,17 +165,29 @@ class Cgroup:
         self.procs.append(str(folder / "cgroup.procs"))
 
     def remove(self):
-        """Remove the cgroups (waiting a little for the last processes to be reaped)."""
-        for folder in self.folders:
-            for _ in range(50):
-                try:
-                    folder.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.1)
-        self.folders = []
+        """Remove the cgroups once their last processes are reaped, without waiting for it."""
+        folders, self.folders = self.folders, []
+        if not folders or _remove(folders, tries=1):
+            return
+        threading.Thread(target=_remove, args=(folders,), daemon=True).start()
+
+
+def _remove(folders, tries=100):
+    """Remove empty cgroup folders, trying every 0.1 s; whether all are gone."""
+    for attempt in range(tries):
+        for folder in list(folders):
+            try:
+                folder.rmdir()
+                folders.remove(folder)
+            except FileNotFoundError:
+                folders.remove(folder)
+            except OSError:
+                pass
+        if not folders:
+            return True
+        if attempt + 1 < tries:
+            time.sleep(0.1)
+    return False
 
 
 _PROBLEM = {}
