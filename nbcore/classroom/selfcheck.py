@@ -33,8 +33,8 @@ def _whole(value):
 # A copy carries the fingerprints of an exercise's mistakes only when finding them by trying
 # every value at the check's precision takes at least this many guesses: 10**12 PBKDF2 guesses
 # of 100,000 rounds are months of a graphics card (about 10**5 guesses a second) and centuries
-# of a CPU core (about 50 a second). One number at six significant digits is 9 * 10**5 guesses
-# per decade (hours of one core), so a single number never gets fingerprints.
+# of a CPU core (about 25 a second). One number at six significant digits is 9 * 10**5 guesses
+# per decade (about 10 hours of one core), so a single number never gets fingerprints.
 MIN_GUESSES = 10**12
 
 
