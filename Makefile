@@ -1,6 +1,7 @@
 # The two commands a fresh clone needs: `make book` and `make test`.
 # Each installs first: the missing system packages (tools/setup_system.sh: npm, Chromium and its
-# driver, bubblewrap; with apt-get as root or password-less sudo, otherwise it stops and prints
+# driver; bubblewrap too for `make test` and `make grade`, which sandbox student code; with
+# apt-get as root or password-less sudo, otherwise it stops and prints
 # the command to run), then .venv with the pinned environment (once; again when the pins change).
 
 PYTHON ?= python3
@@ -11,7 +12,7 @@ STAMP  := $(VENV)/.installed
 JS_STAMP := book-assets/static/offline-js/pins.json
 NBVAL    := --nbval --nbval-current-env --nbval-sanitize-with book/sanitize.cfg
 
-.PHONY: help install system book pdf test lint lab student grade bench clean execute book-html test-notebooks
+.PHONY: help install system system-grading book pdf test lint lab student grade bench clean execute book-html test-notebooks
 
 help:
 	@echo "make book     build the HTML course book into _build/html"
@@ -28,12 +29,17 @@ install: system $(STAMP) $(JS_STAMP)
 system:
 	@PYTHON=$(PYTHON) sh tools/setup_system.sh
 
+# Grading runs student code in a bubblewrap sandbox (Linux): only `make grade` and `make test`
+# need it; the book, `make lab` and `make student` do not.
+system-grading:
+	@PYTHON=$(PYTHON) sh tools/setup_system.sh --grading
+
 $(STAMP): pyproject.toml constraints.txt | system
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[dev]"
 	touch $(STAMP)
 
-test: system $(STAMP) $(JS_STAMP)
+test: system-grading system $(STAMP) $(JS_STAMP)
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory book-html
 	$(MAKE) --no-print-directory pdf
@@ -102,13 +108,18 @@ lab: system $(STAMP)
 # Student copies of every chapter: solutions and expected values removed, answer cells in
 # their place. ROSTER=roster.csv: one copy per student, on the student's own variant (needs the
 # course secret: NBCORE_COURSE_SECRET, or SECRET_FILE=path).
+# CHAPTERS=path/: a folder of chapters of your own (private exercises) instead of book/.
+CHAPTERS ?= book
+
 student: $(STAMP)
-	$(BIN)/python -m nbcore.classroom student book --out _build/student \
+	$(BIN)/python -m nbcore.classroom student '$(CHAPTERS)' --out _build/student \
 		$(if $(ROSTER),--roster '$(ROSTER)') $(if $(SECRET_FILE),--secret-file '$(SECRET_FILE)')
 
 # Grade one returned notebook or a folder of them (a folder also gets gradebook_<chapter>.csv
-# and gradebook_details.csv). Student code runs in a bubblewrap sandbox. Options:
-# GRADEFLAGS="--jobs 2 --timeout 30 --budget 600 --out grades --secret-file course-secret.txt".
-grade: $(STAMP)
+# and gradebook_details.csv). Student code runs in a bubblewrap sandbox. SECRET_FILE=path: the
+# course secret of roster copies (else NBCORE_COURSE_SECRET); CHAPTERS=path/: the chapters the
+# copies were made from. Options: GRADEFLAGS="--jobs 2 --timeout 30 --budget 600 --out grades".
+grade: system-grading $(STAMP)
 	@test -n "$(NB)" || { echo "usage: make grade NB=path/to/notebook-or-folder" >&2; exit 2; }
-	$(BIN)/python -m nbcore.classroom grade '$(NB)' $(GRADEFLAGS)
+	$(BIN)/python -m nbcore.classroom grade '$(NB)' --solutions '$(CHAPTERS)' \
+		$(if $(SECRET_FILE),--secret-file '$(SECRET_FILE)') $(GRADEFLAGS)

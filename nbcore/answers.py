@@ -46,6 +46,12 @@ __all__ = [
 # The largest answer, as JSON text, that crosses from a student's sandbox to the grader.
 MAX_ANSWER_BYTES = 4_000_000
 MAX_DEPTH = 20
+# What the text of an answer may hold: JSON nested at most this deep (an encoded value of
+# MAX_DEPTH levels nests about 3 JSON levels per level, an array up to 32 more), and arrays of
+# at most this many bytes once decoded (a 4 MB text of short strings must not become a
+# gigabytes-large array of wide strings).
+MAX_JSON_DEPTH = 128
+MAX_ARRAY_BYTES = 64_000_000
 FINGERPRINT_ROUNDS = 100_000  # PBKDF2 rounds: a guess costs milliseconds, a search costs days
 _DTYPE = re.compile(r"^[<>|=]?([biuf][1248]|b1|U\d{1,4})$")
 
@@ -230,11 +236,20 @@ def decode(data, _depth=0):
     raise ValueError(f"not an encoded value: {tag!r}")
 
 
+def _dtype(text):
+    if not isinstance(text, str) or not _DTYPE.match(text):
+        raise ValueError(f"not an allowed array type: {text!r}")
+    return np.dtype(text)
+
+
 def _decode_array(data, depth):
     shape = tuple(int(n) for n in data["shape"])
     if any(n < 0 for n in shape) or len(shape) > 32:
         raise ValueError(f"not an array shape: {shape}")
     size = math.prod(shape)
+    itemsize = 8 if data["dtype"] == "O" else _dtype(data["dtype"]).itemsize
+    if size * itemsize > MAX_ARRAY_BYTES:
+        raise ValueError(f"an encoded array of {size * itemsize} bytes, over {MAX_ARRAY_BYTES}")
     if data["dtype"] == "O":
         items = data["flat"]
         if len(items) != size:
@@ -242,9 +257,7 @@ def _decode_array(data, depth):
         flat = np.empty(size, dtype=object)
         flat[:] = [decode(item, depth + 1) for item in items]
         return flat.reshape(shape)
-    if not isinstance(data["dtype"], str) or not _DTYPE.match(data["dtype"]):
-        raise ValueError(f"not an allowed array type: {data['dtype']!r}")
-    dtype = np.dtype(data["dtype"])
+    dtype = _dtype(data["dtype"])
     if "flat" in data:
         items = [
             x if not isinstance(x, dict) else _decode_float(x.get("value")) for x in data["flat"]
@@ -263,19 +276,39 @@ def dumps(value):
     return json.dumps(encode(value), allow_nan=False, separators=(",", ":"))
 
 
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def json_depth(text):
+    """How deep the arrays and objects of JSON ``text`` nest, counted without parsing it.
+
+    The parser recurses once per level, so text nested deeper than the stack allows fails in
+    one thread and not in another; the depth is checked first, the same everywhere.
+    """
+    depth = deepest = 0
+    for match in _BRACKET.finditer(_STRING.sub("", text)):
+        depth += 1 if match.group() in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
 def loads(text, max_bytes=MAX_ANSWER_BYTES):
     """The value that :func:`dumps` wrote; ValueError when the text is not one."""
     if not isinstance(text, str):
         raise ValueError("an answer arrives as text")
     if len(text) > max_bytes:
         raise ValueError(f"an answer of {len(text)} bytes, more than the {max_bytes} allowed")
+    depth = json_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise ValueError(f"JSON nested {depth} deep, more than the {MAX_JSON_DEPTH} allowed")
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as error:
         raise ValueError(f"not JSON: {error}") from None
     try:
         return decode(data)
-    except (KeyError, TypeError, IndexError, OverflowError, RecursionError) as error:
+    except (KeyError, TypeError, IndexError, OverflowError, RecursionError, MemoryError) as error:
         raise ValueError(f"not an encoded answer ({type(error).__name__})") from None
 
 

@@ -11,6 +11,7 @@ import nbformat
 import pytest
 
 from nbcore import exercises
+from nbcore.classroom import student as copies_module
 from nbcore.classroom.markup import ExerciseFormatError, find_exercises
 from nbcore.classroom.student import (
     chapter_sources,
@@ -168,16 +169,28 @@ def test_self_checks_of_a_copy_never_say_correct(copies, tmp_path):
         line.startswith(f"Exercise {e}: looks plausible, graded on hand-in")
         for e, line in verdicts["finished"].items()
     )
-    assert verdicts["wrong"]["90.1"] == (
-        "Exercise 90.1: not yet — hint: it looks as if you forgot the smoothing: add alpha to "
-        "every count"
-    )
+    # one number at six digits can be found by trying them all: its copy names no mistake
+    assert verdicts["wrong"]["90.1"].startswith("Exercise 90.1: looks plausible")
     assert verdicts["wrong"]["90.4"].startswith("Exercise 90.4: looks plausible")  # fitted
     raising = _fill(copies["student"], {"90.1": "p_offer_spam = 1 / 0"})
     NotebookClient(raising, kernel_name="python3", allow_errors=True).execute()
     check = next(c for c in raising.cells if c.metadata.get("role") == "check")
     assert [o.output_type for o in check.outputs] == ["stream"]
     assert "p_offer_spam is not defined: run your answer cell" in check.outputs[0].text
+
+
+def test_enumerable_answers_carry_no_mistake_fingerprints(copies):
+    checks = {
+        c.metadata["exercise"]: c.source
+        for c in copies["student"].cells
+        if c.metadata.get("role") == "check"
+    }
+    # 90.1: one number at 6 digits, 9 * 10**5 guesses a decade; 90.5: two, 8.1 * 10**11
+    for exercise in ("90.1", "90.5"):
+        assert "mistakes=" not in checks[exercise], checks[exercise]
+    assert "mistakes=" in checks["90.4"]  # six numbers at 6 digits: (9 * 10**5) ** 6
+    assert copies_module.guesses(1, 4, "number") == 9_000  # Exercise 5.1's variance at rtol=1e-4
+    assert copies_module.guesses(3, 6, "probabilities") < copies_module.MIN_GUESSES
 
 
 def test_answer_cells_replace_the_solutions(copies):
@@ -251,7 +264,7 @@ def test_make_student_target():
     done = subprocess.run(
         ["make", "-n", "student"], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
-    assert "-m nbcore.classroom student book --out _build/student" in done.stdout
+    assert "-m nbcore.classroom student 'book' --out _build/student" in done.stdout
     done = subprocess.run(
         ["make", "-n", "student", "ROSTER=class 2 roster.csv"],
         cwd=ROOT,
@@ -311,3 +324,36 @@ def test_copies_read_as_prose():
         "Each exercise asks for one result and names the variable to store it in. Graded copies"
     ) in text
     assert "*correct*" not in text and "Its solution is" not in text
+
+
+def test_student_takes_a_chapters_md_file_and_explains_what_it_cannot_use(tmp_path):
+    # the .md of a chapter paired with its notebook: the notebook's stored run is used
+    command = [sys.executable, "-m", "nbcore.classroom", "student"]
+    fixture_md = FIXTURE.with_suffix(".md")
+    done = subprocess.run(
+        [*command, str(fixture_md), "--out", str(tmp_path / "paired")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "paired" / "90_spam.ipynb").is_file()
+    # a lone .md whose prose quotes a computed value: a clear error, not a traceback
+    lone = tmp_path / "lone"
+    lone.mkdir()
+    text = fixture_md.read_text(encoding="utf-8")
+    text = text.replace("on a corpus of five", "on a corpus of {eval}`len(y)`", 1)
+    (lone / "90_spam.md").write_text(text, encoding="utf-8")
+    done = subprocess.run(
+        [*command, str(lone / "90_spam.md"), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("error: ") and "Traceback" not in done.stderr
+    assert "run tools/execute.py on the chapter first" in done.stderr
+    done = subprocess.run(
+        [*command, str(tmp_path / "missing.md")], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and "no such chapter or folder" in done.stderr

@@ -9,7 +9,13 @@ from classroom_helpers import BOOK, FIXTURE, grade_folder, read_details, solutio
 
 from nbcore.classroom import grading
 from nbcore.classroom.student import make_student_copies
-from nbcore.classroom.variants import VariantError, read_roster, read_secret, student_seed
+from nbcore.classroom.variants import (
+    VariantError,
+    read_roster,
+    read_secret,
+    seal,
+    student_seed,
+)
 
 SECRET = "course-secret-for-the-tests-0123456789"
 
@@ -53,6 +59,10 @@ def variants(tmp_path_factory):
     edited = with_answers(copies["alice"], literal)
     edited.metadata["nbcore"]["student"] = "bob"
     nbformat.write(edited, folder / "alice_edited_id.ipynb")
+    for name, student in [("alice_upper", "ALICE"), ("alice_newline", "alice\n")]:
+        other = with_answers(copies["alice"], solution)
+        other.metadata["nbcore"]["student"] = student
+        nbformat.write(other, folder / f"{name}.ipynb")
     practice = with_answers(nbformat.read(plain, as_version=4), solution)
     nbformat.write(practice, folder / "practice_90_spam.ipynb")
     done = grade_folder(folder, "--jobs", 2, env={"NBCORE_COURSE_SECRET": SECRET})
@@ -74,7 +84,12 @@ def test_one_copy_per_student_with_its_own_numbers_and_no_secret(variants):
     seeds = {name: _seed_of(nb) for name, nb in copies.items()}
     assert seeds["alice"] == student_seed(SECRET.encode(), "alice") != seeds["bob"]
     for name, nb in copies.items():
-        assert nb.metadata["nbcore"] == {"chapter": "90_spam", "copy": "student", "student": name}
+        assert nb.metadata["nbcore"] == {
+            "chapter": "90_spam",
+            "copy": "student",
+            "student": name,
+            "seal": seal(SECRET.encode(), name, "90_spam"),
+        }
         raw = json.dumps(nb)
         assert SECRET not in raw
         own = _lengths(seeds[name])
@@ -91,17 +106,50 @@ def test_each_student_is_graded_on_their_own_variant(variants):
     assert set(statuses["alice"].values()) == {"passed"}
     assert set(statuses["alice_literal"].values()) == {"passed"}  # her own numbers, typed in
     assert statuses["bob_copied_alice"]["90.5"] == "failed"  # a classmate's numbers
-    assert statuses["alice_edited_id"]["90.5"] == "failed"  # graded as bob: bob's numbers
-    assert statuses["alice_edited_id"]["90.1"] == "passed"  # fixed exercises do not vary
     assert "not a copy made for a student of the roster" in variants["refused"]["practice_90_spam"]
+
+
+def test_an_edited_student_id_is_flagged_not_graded_as_another_student(variants):
+    refused = variants["refused"]
+    for name, shown in [("alice_edited_id", "bob"), ("alice_upper", "ALICE")]:
+        assert name not in variants["results"]
+        assert refused[name].startswith(f"flagged: the copy says student {shown} and chapter")
+        assert "do not match its seal" in refused[name]
+    assert "'alice\\n' is not a valid id" in refused["alice_newline"]
+    with (variants["folder"] / "gradebook_90_spam.csv").open() as file:
+        rows = {row["student"]: row for row in __import__("csv").DictReader(file)}
+    assert rows["ALICE"]["note"].startswith("refused: flagged:")
+    assert rows["alice"]["total"] == rows["alice"]["out_of"]
 
 
 def test_a_roster_copy_needs_the_secret_to_be_graded(variants, tmp_path, monkeypatch):
     monkeypatch.delenv("NBCORE_COURSE_SECRET", raising=False)
     path = tmp_path / "alice.ipynb"
     nbformat.write(variants["copies"]["alice"], path)
-    (result,) = grading.grade([path], solutions=BOOK)
-    assert "this copy was made for student alice" in result.refused
+    with pytest.raises(grading.GradingError, match="grading them needs the course secret"):
+        grading.grade([path], solutions=BOOK)
+
+
+def test_a_wrong_secret_stops_grading_before_it_starts(variants, tmp_path):
+    folder = tmp_path / "returned"
+    folder.mkdir()
+    nbformat.write(with_answers(variants["copies"]["alice"], solutions()), folder / "a.ipynb")
+    wrong = tmp_path / "other-course.txt"
+    wrong.write_text("another-course-secret-0123456789\n")
+    done = grade_folder(folder, "--secret-file", wrong)
+    assert done.returncode == 2
+    assert "matches none of the 1 copies made for the students of a roster" in done.stderr
+    assert not (folder / "gradebook_details.csv").exists()
+
+
+def test_a_run_that_refuses_every_submission_exits_non_zero(variants, tmp_path):
+    folder = tmp_path / "returned"
+    folder.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(), folder / "90_spam_empty.ipynb")
+    done = grade_folder(folder, env={"NBCORE_COURSE_SECRET": SECRET})
+    assert done.returncode == 1
+    assert "all 1 submissions were refused" in done.stderr
+    assert "not a student copy" in (folder / "gradebook_details.csv").read_text()
 
 
 def test_rosters_and_secrets_are_checked(tmp_path, monkeypatch):

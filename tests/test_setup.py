@@ -21,7 +21,7 @@ def _stub(folder, name, body="exit 0"):
     path.chmod(0o755)
 
 
-def _run(tmp_path, present, uid=1000, sudo=None, apt=True, dry_run=True, bodies=None):
+def _run(tmp_path, present, uid=1000, sudo=None, apt=True, dry_run=True, bodies=None, grading=True):
     """Run the script with only `present` (and the chosen id/sudo/apt-get stubs) on PATH.
 
     sudo: None (no sudo), "nopasswd" (sudo -n true succeeds, then runs its arguments) or
@@ -41,6 +41,7 @@ def _run(tmp_path, present, uid=1000, sudo=None, apt=True, dry_run=True, bodies=
     elif sudo == "passwd":
         _stub(bin_, "sudo", f'echo "sudo $*" >> {log}\nexit 1')
     args = ["/bin/sh", str(SCRIPT)] + (["--dry-run"] if dry_run else [])
+    args += ["--grading"] if grading else []
     result = subprocess.run(
         args, env={"PATH": str(bin_)}, capture_output=True, text=True, timeout=30
     )
@@ -141,6 +142,28 @@ def test_without_apt_get_it_names_what_is_missing(tmp_path):
     assert result.returncode == 1
     assert "chromium chromium-driver" in result.stderr and "package manager" in result.stderr
     assert ran == []
+
+
+def test_without_grading_bubblewrap_is_not_needed(tmp_path):
+    result, ran = _run(tmp_path, ALL_TOOLS[:-1], uid=0, dry_run=False, grading=False)
+    assert result.returncode == 0, result.stderr
+    assert ran == [] and "missing" not in result.stdout
+    (tmp_path / "again").mkdir()
+    result, _ = _run(tmp_path / "again", ALL_TOOLS[:-1], uid=0, grading=True)
+    assert "system packages missing: bubblewrap" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "target, grading",
+    [("book", False), ("lab", False), ("student", False), ("grade NB=x", True), ("test", True)],
+)
+def test_only_grading_needs_bubblewrap(target, grading):
+    result = subprocess.run(
+        ["make", "-n", "-B", *target.split()], cwd=ROOT, capture_output=True, text=True
+    )
+    setups = [line for line in result.stdout.splitlines() if "tools/setup_system.sh" in line]
+    assert setups, result.stderr
+    assert any("--grading" in line for line in setups) == grading
 
 
 def test_bad_argument(tmp_path):

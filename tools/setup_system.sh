@@ -5,7 +5,7 @@
 #   npm               npm            fetches the pinned widget manager once (tools/vendor_js.py)
 #   chromium          chromium       the browser test, the accessibility audit, `make pdf`
 #   chromedriver      chromium-driver  lets the tests drive Chromium (selenium)
-#   bwrap             bubblewrap     the grader's sandbox for student code
+#   bwrap             bubblewrap     the grader's sandbox for student code (with --grading only)
 #
 # What it does when something is missing:
 #   * as root, or with sudo that needs no password (`sudo -n true`), it runs
@@ -13,17 +13,22 @@
 #   * otherwise it prints the exact command to run and exits with status 1, at once;
 #   * without apt-get it names what is missing and exits with status 1.
 #
-# Usage: tools/setup_system.sh [--dry-run]
+# Usage: tools/setup_system.sh [--dry-run] [--grading]
 #   --dry-run  print what it would do (the missing packages and the command), change nothing.
+#   --grading  also bubblewrap: only grading needs it (`make grade`, `make test`); reading the
+#              book, `make lab` and `make student` work without it (on macOS too).
 #   PYTHON=... the interpreter that will create .venv (default python3), as in the Makefile.
 set -eu
 
 dry_run=0
-case "${1:-}" in
-  --dry-run) dry_run=1 ;;
-  "") ;;
-  *) echo "usage: $0 [--dry-run]" >&2; exit 2 ;;
-esac
+grading=0
+for argument in "$@"; do
+  case "$argument" in
+    --dry-run) dry_run=1 ;;
+    --grading) grading=1 ;;
+    *) echo "usage: $0 [--dry-run] [--grading]" >&2; exit 2 ;;
+  esac
+done
 PYTHON="${PYTHON:-python3}"
 
 have() { command -v "$1" >/dev/null 2>&1; }
@@ -41,7 +46,7 @@ fi
 have npm || need npm
 have chromium || have chromium-browser || need chromium
 have chromedriver || need chromium-driver
-have bwrap || need bubblewrap
+[ "$grading" = 0 ] || have bwrap || need bubblewrap
 
 if [ -z "$missing" ]; then
   [ "$dry_run" = 0 ] || echo "system packages: all present"

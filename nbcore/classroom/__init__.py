@@ -7,10 +7,11 @@ Command line (from the repository's root)::
 
 The exercise format they read is described in :mod:`nbcore.exercises`; answers cross between
 processes as data (:mod:`nbcore.answers`). The submodules: ``markup`` (reading the format),
-``prose`` (book markdown to plain markdown), ``variants`` (roster, course secret, seeds),
-``student`` (student copies), ``sandbox`` and ``driver`` (running student code in bubblewrap),
-``grading`` (grading), ``nbval_report`` (the pytest plugin the grader loads). They are
-imported on first use.
+``prose`` (book markdown to plain markdown), ``variants`` (roster, course secret, seeds, seals),
+``student`` and ``selfcheck`` (student copies, their self-checks), ``grading`` (the pipeline
+of grading, one module per step: ``screen``, ``run``, ``check``, ``report``, with
+``similarity``), ``sandbox``, ``confine`` and ``driver`` (running student code in
+bubblewrap), ``nbval_report`` (the pytest plugin the grader loads). They are imported on first use.
 """
 
 import importlib

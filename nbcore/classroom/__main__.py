@@ -8,7 +8,8 @@ from pathlib import Path
 from nbcore.classroom.grading import GradingError, format_report, grade, write_gradebooks
 from nbcore.classroom.markup import ExerciseFormatError
 from nbcore.classroom.sandbox import Limits
-from nbcore.classroom.student import make_student_copies
+from nbcore.classroom.similarity import SIMILAR
+from nbcore.classroom.student import StudentCopyError, make_student_copies
 from nbcore.classroom.variants import VariantError, read_secret
 
 
@@ -68,6 +69,12 @@ def _parser():
         action="store_true",
         help="run student code without bubblewrap, with your rights (trusted work only)",
     )
+    grader.add_argument(
+        "--similar",
+        type=float,
+        default=SIMILAR,
+        help=f"flag answers this similar to the solution or a classmate's (0-1, {SIMILAR})",
+    )
     return parser
 
 
@@ -99,8 +106,9 @@ def main(argv=None):
             out=out,
             log=lambda message: None,
             progress=progress,
+            similar=args.similar,
         )
-    except (ExerciseFormatError, GradingError, VariantError) as error:
+    except (ExerciseFormatError, GradingError, VariantError, StudentCopyError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if sys.stderr.isatty():
@@ -113,6 +121,9 @@ def main(argv=None):
         written, details = write_gradebooks(results, out, base)
         names = ", ".join(str(path) for path in written)
         print(f"gradebooks: {names} (details: {details})")
+    if results and all(result.refused for result in results):
+        print(f"error: all {len(results)} submissions were refused, none graded", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -23,6 +23,7 @@ no file that both sides touch.
 import json
 import os
 import queue
+import select
 import shutil
 import signal
 import subprocess
@@ -34,6 +35,7 @@ from pathlib import Path
 
 import nbcore
 from nbcore.answers import MAX_ANSWER_BYTES
+from nbcore.classroom.confine import Cgroup, keyring_filter
 
 __all__ = ["Limits", "Sandbox", "SandboxError", "sandbox_problem", "sandbox_command"]
 
@@ -42,6 +44,11 @@ SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 MAX_LINE = MAX_ANSWER_BYTES + 4096
 FIRST_UID = 61000
 MPL_CACHE = "/run/nbcore/matplotlib-cache"
+# bwrap itself starts with this environment, not the grader's: with --unshare-user the
+# sandbox's process 1 is bwrap, whose /proc/1/environ the student's code can read
+BWRAP_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+QUEUED_REPLIES = 4  # replies read ahead of the grader's requests, at most
+JOIN = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
 
 
 class SandboxError(RuntimeError):
@@ -74,10 +81,15 @@ def _python_dirs():
     return sorted(dirs)
 
 
-def sandbox_command(program, slot=0, limits=None):
-    """The bwrap command line that runs ``program`` (a list) in a sandbox."""
+def sandbox_command(program, slot=0, limits=None, seccomp_fd=None):
+    """The bwrap command line that runs ``program`` (a list) in a sandbox.
+
+    ``seccomp_fd``: an open file descriptor of a seccomp program (:func:`keyring_filter`).
+    """
     limits = limits or Limits()
     command = ["bwrap", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
+    if seccomp_fd is not None:
+        command += ["--seccomp", str(seccomp_fd)]
     command += ["--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
     made = set()
 
@@ -165,6 +177,17 @@ def driver_program():
 _PROBLEM = {}
 
 
+def _filter_file():
+    """A file descriptor holding the keyring filter (read once by bwrap), or None."""
+    program = keyring_filter()
+    if program is None:
+        return None
+    fd = os.memfd_create("nbcore-seccomp")
+    os.write(fd, program)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
 def sandbox_problem():
     """Why student code cannot be sandboxed here (a sentence), or None when it can."""
     if "result" in _PROBLEM:
@@ -177,25 +200,43 @@ def sandbox_problem():
     elif not (os.path.exists("/usr/bin/prlimit") and os.path.exists("/usr/bin/setpriv")):
         problem = "prlimit and setpriv (util-linux) are needed in /usr/bin"
     else:
-        probe = sandbox_command([sys.executable, "-I", "-c", "import nbcore, IPython"])
+        program = [sys.executable, "-I", "-c", "import nbcore, IPython"]
+        seccomp = _filter_file()
+        fds = () if seccomp is None else (seccomp,)
+        probe = sandbox_command(program, seccomp_fd=seccomp)
         try:
-            done = subprocess.run(probe, capture_output=True, text=True, timeout=60)
+            done = subprocess.run(
+                probe, capture_output=True, text=True, timeout=60, env=BWRAP_ENV, pass_fds=fds
+            )
         except (OSError, subprocess.TimeoutExpired) as error:
             problem = f"bwrap could not start ({error})"
         else:
             if done.returncode != 0:
                 problem = f"bwrap could not start a sandbox: {done.stderr.strip()[-300:]}"
+        finally:
+            if seccomp is not None:
+                os.close(seccomp)
     _PROBLEM["result"] = problem
     return problem
 
 
 class Sandbox:
-    """One running sandbox with the driver in it; a context manager that kills it on exit."""
+    """One running sandbox with the driver in it; a context manager that kills it on exit.
+
+    Every wait is bounded by the clock: a request that cannot be written (the sandbox stopped
+    reading) or is not answered in time raises a timeout, and at most QUEUED_REPLIES replies
+    are read ahead (code that answers the grader's requests in advance cannot fill memory).
+    """
 
     def __init__(self, slot=0, limits=None, program=None, command=None):
-        self.command = command or sandbox_command(program or driver_program(), slot, limits)
+        self.limits = limits or Limits()
+        self.confined = command is None
+        self.slot = slot
+        self.command = command or [*(program or driver_program())]
         self.process = None
-        self.replies = queue.Queue()
+        self.cgroup = None
+        self.closed = threading.Event()
+        self.replies = queue.Queue(maxsize=QUEUED_REPLIES)
 
     def __enter__(self):
         return self
@@ -205,18 +246,45 @@ class Sandbox:
 
     def start(self, timeout=120):
         """Start the sandbox and wait for the driver's "ready"."""
-        self.process = subprocess.Popen(
-            self.command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            close_fds=True,
-        )
+        command, fds = self.command, ()
+        if self.confined:
+            seccomp = _filter_file()
+            fds = () if seccomp is None else (seccomp,)
+            command = sandbox_command(self.command, self.slot, self.limits, seccomp)
+            try:
+                self.cgroup = Cgroup(self.limits.memory_bytes, self.limits.processes)
+                command = ["/bin/sh", "-c", JOIN, "sh", *self.cgroup.procs, "--", *command]
+            except OSError:  # no cgroups here: the per-process limits still hold
+                self.cgroup = None
+        try:
+            self.process = subprocess.Popen(
+                command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                close_fds=True,
+                pass_fds=fds,
+                env=BWRAP_ENV if self.confined else None,
+                cwd="/" if self.confined else None,
+            )
+        finally:
+            for fd in fds:
+                os.close(fd)
+        os.set_blocking(self.process.stdin.fileno(), False)
         threading.Thread(target=self._read, daemon=True).start()
-        reply = self._reply(timeout, "start")
+        reply = self._reply(time.monotonic() + timeout, "start")
         if not reply.get("ready"):
             raise SandboxError("start", f"the sandbox did not start: {reply.get('fatal', reply)}")
+
+    def _put(self, item):
+        while not self.closed.is_set():
+            try:
+                self.replies.put(item, timeout=0.2)
+                return True
+            except queue.Full:
+                continue
+        return False
 
     def _read(self):
         stream = self.process.stdout
@@ -226,23 +294,24 @@ class Sandbox:
             except (OSError, ValueError):
                 line = b""
             if not line:
-                self.replies.put(("dead", None))
+                self._put(("dead", None))
                 return
             if not line.endswith(b"\n"):
-                self.replies.put(("overflow", None))
+                self._put(("overflow", None))
                 return
-            self.replies.put(("line", line))
+            if not self._put(("line", line)):
+                return
 
-    def _reply(self, timeout, when):
+    def _reply(self, deadline, when):
         try:
-            kind, line = self.replies.get(timeout=max(timeout, 0.01))
+            kind, line = self.replies.get(timeout=max(deadline - time.monotonic(), 0.01))
         except queue.Empty:
-            raise SandboxError("timeout", f"no reply within {timeout:g} s") from None
+            raise SandboxError("timeout", "no reply in time") from None
         if kind == "dead":
-            self.replies.put((kind, line))
+            self.replies.put_nowait((kind, line))  # the reader has stopped: there is room
             raise SandboxError("dead" if when != "start" else "start", "the sandbox stopped")
         if kind == "overflow":
-            self.replies.put((kind, line))
+            self.replies.put_nowait((kind, line))
             raise SandboxError("overflow", "a reply larger than the limit")
         try:
             reply = json.loads(line)
@@ -252,19 +321,35 @@ class Sandbox:
             raise SandboxError("protocol", "a reply that is not a JSON object")
         return reply
 
+    def _write(self, data, deadline):
+        """Write ``data`` to the sandbox's input, giving up at ``deadline``."""
+        fd = self.process.stdin.fileno()
+        view = memoryview(data)
+        while view:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise SandboxError("timeout", "the sandbox stopped reading its requests")
+            _, writable, _ = select.select([], [fd], [], remaining)
+            if not writable:
+                continue
+            try:
+                view = view[os.write(fd, view) :]
+            except BlockingIOError:
+                continue
+            except OSError:
+                raise SandboxError("dead", "the sandbox stopped") from None
+
     def request(self, message, timeout):
-        """Send one request and return its reply (a dict); SandboxError otherwise."""
+        """Send one request and return its reply (a dict) within ``timeout`` seconds in all."""
         if self.process is None or self.process.poll() is not None:
             raise SandboxError("dead", "the sandbox stopped")
-        try:
-            self.process.stdin.write((json.dumps(message) + "\n").encode())
-            self.process.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise SandboxError("dead", "the sandbox stopped") from None
-        return self._reply(timeout, "request")
+        deadline = time.monotonic() + timeout
+        self._write((json.dumps(message) + "\n").encode(), deadline)
+        return self._reply(deadline, "request")
 
     def close(self):
-        """Kill the sandbox and everything in it."""
+        """Kill the sandbox and everything in it, and remove its cgroup."""
+        self.closed.set()
         if self.process is None:
             return
         try:
@@ -281,3 +366,6 @@ class Sandbox:
         except subprocess.TimeoutExpired:  # pragma: no cover - the kernel did not reap it
             time.sleep(0.1)
         self.process = None
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None

@@ -24,7 +24,6 @@ copy is refused.
 """
 
 import copy
-import hashlib
 import json
 import os
 import re
@@ -35,21 +34,36 @@ import nbformat
 from nbclient import NotebookClient
 from traitlets.config import Config
 
-from nbcore.answers import decode, fingerprint, significant_digits
 from nbcore.classroom.markup import ExerciseFormatError, find_exercises, solution_leaks
 from nbcore.classroom.prose import STUDENT_NOTE, figure_positions, glued_values, render_markdown
-from nbcore.classroom.variants import read_roster, student_seed
-from nbcore.exercises import CORRECT, RECORD_ENV, _label_kind, verdict_line
+from nbcore.classroom.selfcheck import (
+    MIN_GUESSES,
+    guesses,
+    salt,
+    self_check_source,
+    self_check_spec,
+)
+from nbcore.classroom.variants import read_roster, seal, student_seed
+from nbcore.exercises import CORRECT, RECORD_ENV, verdict_line
 
 __all__ = [
+    "StudentCopyError",
     "chapter_sources",
     "read_chapter",
     "placeholder_source",
     "record_expected",
     "self_check_source",
+    "self_check_spec",
+    "guesses",
+    "MIN_GUESSES",
     "student_copy",
     "make_student_copies",
 ]
+
+
+class StudentCopyError(ValueError):
+    """A chapter from which no student copy can be made, and why."""
+
 
 CHAPTER = re.compile(r"^\d\d_[A-Za-z0-9_-]+$")
 KERNEL = "python3"
@@ -60,7 +74,8 @@ def chapter_sources(paths):
     """Chapter files, one per chapter: the .ipynb when there is one, else the .md.
 
     A folder contributes its files named like a chapter (``NN_slug``); a file given by name
-    is taken as it is.
+    is taken as it is, except a MyST ``.md`` chapter whose paired ``.ipynb`` is beside it: the
+    notebook holds the stored run that the copy's prose quotes.
     """
     found = {}
     for path in map(Path, paths):
@@ -71,9 +86,10 @@ def chapter_sources(paths):
                 if p.suffix in (".ipynb", ".md") and CHAPTER.match(p.stem)
             ]
         elif path.is_file():
-            candidates = [path]
+            paired = path.with_suffix(".ipynb")
+            candidates = [paired if path.suffix == ".md" and paired.is_file() else path]
         else:
-            raise FileNotFoundError(f"no such chapter or folder: {path}")
+            raise StudentCopyError(f"no such chapter or folder: {path}")
         for candidate in candidates:
             key = candidate.with_suffix("")
             if key not in found or candidate.suffix == ".ipynb":
@@ -157,84 +173,6 @@ def record_expected(nb, cwd, exercises, variants=(), timeout=600):
     return recorded
 
 
-def _salt(chapter, exercise, student):
-    text = f"nbcore-self-check|{chapter}|{exercise.id}|{student or ''}"
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def _whole(value):
-    """Whether every number in ``value`` is a whole number (such values can be enumerated)."""
-    import numpy as np
-
-    try:
-        array = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        return True
-    return bool(np.all(np.isfinite(array)) and np.all(array == np.round(array)))
-
-
-def self_check_spec(exercise, entry, salt, cache=None):
-    """The keyword arguments of the self-check of one exercise, from its recorded entry."""
-    import numpy as np
-
-    expected = decode(entry["expected"])
-    spec = {"kind": entry["kind"], "points": entry["points"]}
-    kind = entry["kind"]
-    if kind == "label":
-        spec["label_type"] = _label_kind(np.asarray(expected).item())
-        return spec  # a label's mistakes name the other labels: no fingerprints
-    if kind == "attribute":
-        spec["attribute"] = entry["attribute"]
-        if entry.get("estimator"):
-            spec["estimator"] = entry["estimator"]
-    try:
-        array = np.asarray(expected, dtype=float)
-    except (TypeError, ValueError):
-        return spec
-    if kind == "number":
-        if _whole(array):
-            spec["integer"] = True
-        if not np.isfinite(array).all():
-            spec["finite"] = False
-    else:
-        spec["shape"] = tuple(array.shape)
-    if _whole(array):
-        return spec  # whole numbers can be enumerated: their mistakes stay with the grader
-    digits = significant_digits(entry["rtol"])
-    cache = {} if cache is None else cache
-
-    def mark(value):
-        key = (json.dumps(value, sort_keys=True), salt, digits)
-        if key not in cache:
-            cache[key] = fingerprint(decode(value), salt, digits)
-        return cache[key]
-
-    own = mark(entry["expected"])
-    mistakes = {}
-    for hint, wrong in entry["mistakes"]:
-        found = mark(wrong)
-        if found is not None and found != own:
-            mistakes[hint] = found
-    if mistakes:
-        spec.update(digits=digits, salt=salt, mistakes=mistakes)
-    return spec
-
-
-def self_check_source(exercise, spec):
-    """The source of a copy's check cell."""
-    arguments = [f"    {exercise.id!r}", f"    lambda: {exercise.answer_name}"]
-    for key, value in spec.items():
-        if key == "mistakes":
-            items = "".join(f"        {hint!r}: {mark!r},\n" for hint, mark in value.items())
-            arguments.append(f"    mistakes={{\n{items}    }}")
-        else:
-            arguments.append(f"    {key}={value!r}")
-    return (
-        f"# Checks the form of your answer and the known mistakes; graded on hand-in.\n"
-        f"{exercise.check_qualifier}.self_check(\n" + ",\n".join(arguments) + ",\n)"
-    )
-
-
 # --------------------------------------------------------------------------- the copy
 
 
@@ -272,10 +210,11 @@ def _keep_shown_widgets(nb):
         del state[model_id]
 
 
-def student_copy(nb, exercises, specs, chapter, student=None, seed=None):
+def student_copy(nb, exercises, specs, chapter, student=None, seed=None, sealed=None):
     """The student copy of ``nb`` (a new notebook; ``nb`` is not changed).
 
-    ``specs``: {exercise: keyword arguments of its self-check} (see :func:`self_check_spec`).
+    ``specs``: {exercise: keyword arguments of its self-check} (see :func:`self_check_spec`);
+    ``sealed``: the seal of (student, chapter) under the course secret, recorded with the id.
     """
     solution_of = {i: ex for ex in exercises for i in ex.solution_cells}
     check_of = {ex.check_cell: ex for ex in exercises}
@@ -310,7 +249,7 @@ def student_copy(nb, exercises, specs, chapter, student=None, seed=None):
             missing = []
             cell.source = render_markdown(cell.source, values, figures, index, missing)
             if missing:
-                raise ValueError(
+                raise StudentCopyError(
                     f"{chapter}: markdown cell {index} quotes {missing}, which the stored run "
                     "does not hold: run tools/execute.py on the chapter first"
                 )
@@ -336,6 +275,8 @@ def student_copy(nb, exercises, specs, chapter, student=None, seed=None):
     student_nb.metadata["nbcore"] = {"chapter": chapter, "copy": "student"}
     if student is not None:
         student_nb.metadata["nbcore"]["student"] = student
+    if sealed is not None:
+        student_nb.metadata["nbcore"]["seal"] = sealed
     return student_nb
 
 
@@ -386,9 +327,10 @@ def make_student_copies(paths, out_dir, timeout=600, log=print, roster=None, sec
             if exercises:
                 entries = _checked(source, exercises, recorded.get(variant, {}))
                 for ex in exercises:
-                    salt = _salt(source.stem, ex, student if ex.data_cells else None)
-                    specs[ex.id] = self_check_spec(ex, entries[ex.id], salt, cache)
-            copy_nb = student_copy(nb, exercises, specs, source.stem, student, variant)
+                    mark_salt = salt(source.stem, ex, student if ex.data_cells else None)
+                    specs[ex.id] = self_check_spec(ex, entries[ex.id], mark_salt, cache)
+            sealed = seal(secret, student, source.stem) if student is not None else None
+            copy_nb = student_copy(nb, exercises, specs, source.stem, student, variant, sealed)
             folder.mkdir(parents=True, exist_ok=True)
             target = folder / f"{source.stem}.ipynb"
             nbformat.write(copy_nb, target)

@@ -7,8 +7,12 @@ seeded per student in graded copies. The seed of a student is
     HMAC-SHA256(course secret, "nbcore-variant:" + student id), first 8 bytes
 
 so it needs the secret, which the instructor keeps (an environment variable or a file; it is
-never written into a copy). A copy records its student's id; the grader recomputes the seed
-from that id, so a student who edits the id gets another student's numbers, and fails.
+never written into a copy). A copy records its student's id and a *seal*,
+
+    HMAC-SHA256(course secret, "nbcore-seal:" + student id + "|" + chapter), 32 hex digits
+
+which the grader recomputes: a copy whose id or chapter was edited does not match its seal and
+is flagged, and a secret that matches none of the copies stops grading before it starts.
 """
 
 import csv
@@ -18,7 +22,7 @@ import os
 import re
 from pathlib import Path
 
-__all__ = ["SECRET_ENV", "STUDENT_ID", "read_secret", "student_seed", "read_roster"]
+__all__ = ["SECRET_ENV", "STUDENT_ID", "read_secret", "student_seed", "seal", "read_roster"]
 
 SECRET_ENV = "NBCORE_COURSE_SECRET"
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
@@ -54,7 +58,7 @@ def read_secret(path=None, required=False):
 
 
 def check_student_id(student):
-    if not isinstance(student, str) or not STUDENT_ID.match(student):
+    if not isinstance(student, str) or not STUDENT_ID.fullmatch(student):
         raise VariantError(
             "a student id is 1 to 64 letters, digits and . _ @ + - (starting with a letter or "
             f"digit), got {student!r}"
@@ -67,6 +71,13 @@ def student_seed(secret, student):
     check_student_id(student)
     digest = hmac.new(secret, f"nbcore-variant:{student}".encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") >> 1
+
+
+def seal(secret, student, chapter):
+    """The seal of a copy made for ``student`` of ``chapter`` (32 hex digits)."""
+    check_student_id(student)
+    message = f"nbcore-seal:{student}|{chapter}".encode()
+    return hmac.new(secret, message, hashlib.sha256).hexdigest()[:32]
 
 
 def read_roster(path):

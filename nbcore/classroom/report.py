@@ -1,0 +1,154 @@
+"""Step 4 of grading: the report printed per submission, and the gradebooks (CSV)."""
+
+import csv
+import os
+import re
+from pathlib import Path
+
+from nbcore.classroom.results import REFUSED
+
+__all__ = ["format_report", "cell", "write_gradebooks", "write_gradebook"]
+
+
+def format_report(result, base=None):
+    """The table printed for one submission."""
+    name = _name(result, base)
+    if result.refused:
+        return f"{name}: refused, not graded: {result.refused}"
+    student = f", student {result.student}" if result.student else ""
+    lines = [f"{name} (chapter {result.chapter}{student}): {result.score} / {result.out_of} points"]
+    width = max([len("exercise")] + [len(r.exercise) for r in result.results])
+    lines.append(f"  {'exercise':<{width}}  points  out of  {'result':<13}  hint")
+    for r in result.results:
+        row = f"  {r.exercise:<{width}}  {r.earned:>6}  {r.points:>6}  {r.status:<13}  {r.hint}"
+        lines.append(row.rstrip())
+    lines += [f"  note: {problem}" for problem in result.problems]
+    return "\n".join(lines)
+
+
+def _name(result, base):
+    if base is not None:
+        try:
+            return result.path.relative_to(base).as_posix()
+        except ValueError:
+            pass
+    return result.path.as_posix()
+
+
+_FORMULA = re.compile(r"^[=+\-@\t\r]")
+
+
+def cell(value):
+    """A CSV cell that no spreadsheet reads as a formula: text starting with = + - @ is quoted."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    text = str(value)
+    return "'" + text if _FORMULA.match(text) else text
+
+
+def _write_csv(path, header, rows):
+    path = Path(path)
+    partial = path.with_name(f".{path.name}.partial")
+    with partial.open("w", newline="", encoding="utf-8") as file:
+        writer = csv.writer(file)
+        writer.writerow([cell(h) for h in header])
+        for row in rows:
+            writer.writerow([cell(v) for v in row])
+    os.replace(partial, path)
+    return path
+
+
+def write_gradebooks(results, folder, base=None):
+    """Write one gradebook per chapter and one details file; return their paths.
+
+    ``gradebook_<chapter>.csv``: one row per student (the latest submission when a student
+    handed in more than one), columns ``student``, one per exercise (points earned), ``total``,
+    ``out_of`` and ``note``. ``gradebook_details.csv``: one row per submission and exercise.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    by_chapter = {}
+    for result in results:
+        if result.chapter:
+            by_chapter.setdefault(result.chapter, []).append(result)
+    for chapter, chapter_results in sorted(by_chapter.items()):
+        exercises = []
+        for result in chapter_results:
+            exercises += [r.exercise for r in result.results if r.exercise not in exercises]
+        latest = {}
+        for result in chapter_results:
+            key = result.student or result.path.stem
+            try:
+                when = result.path.stat().st_mtime
+            except OSError:
+                when = 0
+            latest.setdefault(key, []).append((when, result))
+        rows = []
+        for student in sorted(latest):
+            entries = sorted(latest[student], key=lambda pair: pair[0])
+            result = entries[-1][1]
+            earned = {r.exercise: r.earned for r in result.results}
+            notes = []
+            if result.refused:
+                notes.append(f"refused: {result.refused}")
+            if len(entries) > 1:
+                others = ", ".join(_name(r, base) for _, r in entries[:-1])
+                notes.append(f"graded the latest of {len(entries)} submissions; also: {others}")
+            notes += result.problems
+            rows.append(
+                [student]
+                + [earned.get(exercise, 0) for exercise in exercises]
+                + [result.score, result.out_of, "; ".join(notes)]
+            )
+        header = ["student", *[f"exercise {e}" for e in exercises], "total", "out_of", "note"]
+        written.append(_write_csv(folder / f"gradebook_{chapter}.csv", header, rows))
+    rows = []
+    for result in results:
+        if result.refused:
+            rows.append(
+                [
+                    result.student,
+                    _name(result, base),
+                    result.chapter,
+                    "",
+                    0,
+                    0,
+                    REFUSED,
+                    result.refused,
+                    "",
+                ]
+            )
+        for r in result.results:
+            rows.append(
+                [
+                    result.student,
+                    _name(result, base),
+                    result.chapter,
+                    r.exercise,
+                    r.earned,
+                    r.points,
+                    r.status,
+                    r.hint,
+                    r.note,
+                ]
+            )
+    header = [
+        "student",
+        "submission",
+        "chapter",
+        "exercise",
+        "earned",
+        "points",
+        "status",
+        "hint",
+        "note",
+    ]
+    details = _write_csv(folder / "gradebook_details.csv", header, rows)
+    return written, details
+
+
+def write_gradebook(results, path, base=None):
+    """Compatibility: the gradebooks in the folder of ``path``; (first gradebook, details)."""
+    written, details = write_gradebooks(results, Path(path).parent, base)
+    return (written[0] if written else None), details

@@ -1,0 +1,94 @@
+"""What grading works with and produces: a submission's plan, its results, the errors."""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nbcore.exercises import NOT_ATTEMPTED
+
+__all__ = [
+    "PASSED",
+    "FAILED",
+    "NOT_ATTEMPTED",
+    "REFUSED",
+    "GradingError",
+    "Refused",
+    "ExerciseResult",
+    "SubmissionResult",
+    "Chapter",
+    "Step",
+    "Plan",
+]
+
+PASSED = "passed"
+FAILED = "failed"
+REFUSED = "refused"
+
+
+class GradingError(RuntimeError):
+    """Grading could not be carried out (not: a student's answer is wrong)."""
+
+
+class Refused(Exception):
+    """A submission that is not graded, with the reason."""
+
+
+@dataclass
+class ExerciseResult:
+    exercise: str
+    points: int
+    status: str
+    hint: str = ""
+    note: str = ""  # for the instructor: e.g. similar to the published solution
+
+    @property
+    def earned(self):
+        return self.points if self.status == PASSED else 0
+
+
+@dataclass
+class SubmissionResult:
+    path: Path
+    chapter: str
+    student: str = ""
+    results: list = field(default_factory=list)
+    problems: list = field(default_factory=list)
+    refused: str = ""
+
+    @property
+    def score(self):
+        return sum(result.earned for result in self.results)
+
+    @property
+    def out_of(self):
+        return sum(result.points for result in self.results)
+
+
+@dataclass
+class Chapter:
+    name: str
+    nb: object
+    exercises: list
+
+
+@dataclass
+class Step:
+    source: str
+    owner: str | None  # exercise id, None for a cell of the chapter
+    kind: str  # "chapter", "student", "export"
+    name: str = ""
+    attribute: str | None = None
+
+
+@dataclass
+class Plan:
+    number: int
+    path: Path
+    chapter: Chapter = None
+    student: str = ""
+    seed: int | None = None
+    student_id: str | None = None  # the id recorded in a roster copy
+    seal: object = None  # the seal recorded with it
+    seal_ok: bool | None = None  # whether it matches, under the course secret
+    answers: dict = field(default_factory=dict)
+    result: SubmissionResult = None
+    texts: dict = field(default_factory=dict)
