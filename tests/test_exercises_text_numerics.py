@@ -299,3 +299,66 @@ def _answer(chapter, exercise, names):
     for source in chapter.solution[exercise]:
         exec(source, ns)
     return ns[chapter.answer_name(exercise)]
+
+
+# --------------------------------------------------------------------------- student copies
+
+
+def _student_copy(tmp_path_factory, slug):
+    """alice's graded copy of a chapter, made from a roster, and the seed of her variant."""
+    import nbformat
+
+    from nbcore.classroom.student import make_student_copies
+
+    work = tmp_path_factory.mktemp(f"copy_{slug}")
+    roster = work / "roster.csv"
+    roster.write_text("student,name\nalice,Alice A.\n")
+    (path,) = make_student_copies(
+        [ROOT / "book" / f"{slug}.ipynb"],
+        work / "copies",
+        roster=roster,
+        secret=b"course-secret-for-the-tests-0123456789",
+        log=lambda message: None,
+    )
+    nb = nbformat.read(path, as_version=4)
+    cell = next(c for c in nb.cells if c.metadata.get("role") == "variant")
+    seed = int(cell.source.rsplit("(", 1)[1].rstrip(")"))
+    self_checks = {
+        re.search(r"self_check\(\s*'([\d.]+)'", c.source).group(1): c.source
+        for c in nb.cells
+        if c.cell_type == "code" and "exercises.self_check(" in c.source
+    }
+    return seed, self_checks
+
+
+@pytest.mark.parametrize("slug", ["08_numerics", "07_text"])
+def test_every_hint_fires_in_a_students_graded_copy(
+    tmp_path_factory, numerics_chapter, text_chapter, slug
+):
+    """In a roster copy the checks hold no expected value, only fingerprints of the mistakes of
+    that student's variant: each mistake computed on her data gets its hint there too, and the
+    right answer is not flagged."""
+    chapter = numerics_chapter if slug == "08_numerics" else text_chapter
+    seed, self_checks = _student_copy(tmp_path_factory, slug)
+    assert set(self_checks) == set(chapter.order)
+    chapter.redraw(seed)
+    try:
+        for exercise, source in self_checks.items():
+            name = chapter.answer_name(exercise)
+
+            def run(answer):
+                out = io.StringIO()
+                with contextlib.redirect_stdout(out):
+                    exec(source, {**chapter.ns, name: answer})
+                return out.getvalue().strip()
+
+            assert "looks plausible" in run(_answer(chapter, exercise, {})), exercise
+            fingerprinted = "mistakes={" in source  # a whole-number answer carries none:
+            for hint, wrong in chapter.mistakes(exercise):  # its few values are enumerable
+                line = run(wrong)
+                if fingerprinted:
+                    assert hint_of(line) == " ".join(hint.split()), (exercise, hint, line)
+                else:  # graded on hand-in, where the check above gives the hint
+                    assert "looks plausible" in line, (exercise, line)
+    finally:
+        chapter.redraw(None)
