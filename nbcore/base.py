@@ -185,8 +185,9 @@ class NaiveBayes:
         """
         jll = self._scores(X)
         # log P(c | x) = b_c - log sum_c' exp(b_c'), after shifting every b by its largest
-        # value B: b - B is exact for the classes that matter, however large |B| is, so no
-        # digit is lost and the probabilities sum to 1 to rounding
+        # value B: b - B is exact for the classes that matter, however large |B| is, so the
+        # log posteriors are exact for the stored scores and the probabilities sum to 1 to
+        # rounding (the scores' own rounding error is not undone; chapter 8)
         shifted = jll - jll.max(axis=1, keepdims=True)
         return shifted - logsumexp(shifted, axis=1, keepdims=True)
 
