@@ -215,9 +215,10 @@ def _close_with_slack(actual, expected, slack, name):
     gap = np.abs(actual - expected)
     allowed = RTOL * np.abs(expected) + ATOL + slack
     worst = np.unravel_index(np.argmax(gap - allowed), gap.shape)
+    slack = np.broadcast_to(slack, gap.shape)
     assert np.all(gap <= allowed), (
         f"{name}: at {worst} |difference| {gap[worst]:.3g} exceeds the allowed "
-        f"{allowed[worst]:.3g} (of which rounding slack {np.broadcast_to(slack, gap.shape)[worst]:.3g})"
+        f"{allowed[worst]:.3g} (of which rounding slack {slack[worst]:.3g})"
     )
 
 
