@@ -45,7 +45,8 @@ class GaussianNB(NaiveBayes):
 
     Maximum likelihood estimates are derived in chapter 3, the height/weight example is
     chapter 5, the centred matrix-product form of the score chapter 8. ``partial_fit`` pools
-    batches with the update of Chan, Golub and LeVeque (1979). A zero variance (possible only
+    batches with the update of Chan, Golub and LeVeque (1979), :func:`pool_moments`, the same
+    function with which ``nbcore.scale.merge`` pools fitted models. A zero variance (possible only
     with ``var_smoothing=0`` or data in which every feature is constant) has no density and
     is refused with a ValueError by ``fit`` and by ``predict*`` (``partial_fit`` accepts
     it, since later batches may bring spread).
@@ -83,7 +84,9 @@ class GaussianNB(NaiveBayes):
         first_batch = not self.class_count_.any()  # nothing stored yet: no epsilon to take off
         var_past = self.var_ if first_batch else self.var_ - epsilon
         n_new, mu_new, var_new = _class_moments(X, Y)
-        count, theta, var = _pool(self.class_count_, self.theta_, var_past, n_new, mu_new, var_new)
+        count, theta, var = pool_moments(
+            self.class_count_, self.theta_, var_past, n_new, mu_new, var_new
+        )
         var = var + epsilon
 
         self.class_count_, self.theta_, self.var_, self.epsilon_ = count, theta, var, epsilon
@@ -131,16 +134,43 @@ def _class_moments(X, Y):
     return n, mu, var
 
 
-def _pool(n_a, mu_a, var_a, n_b, mu_b, var_b):
-    """Count, mean and variance of two sets pooled (Chan, Golub & LeVeque), per class."""
+def pool_moments(n_a, mean_a, var_a, n_b, mean_b, var_b):
+    """Count, mean and variance of two sets pooled (Chan, Golub and LeVeque, 1979).
+
+    Parameters
+    ----------
+    n_a, n_b : float or ndarray of shape (n_classes,)
+        (Weighted) number of values in each set; 0 is allowed.
+    mean_a, mean_b, var_a, var_b : float or ndarray of shape (n_classes, n_features)
+        Means and (1/n) variances of each set. Values of a set with n = 0 are ignored.
+
+    Returns
+    -------
+    n, mean, var
+        Of the union, with the shapes of the inputs.
+
+    Notes
+    -----
+    With delta = mean_b - mean_a and n = n_a + n_b,
+
+    .. math:: \\mu = \\mu_a + \\delta \\frac{n_b}{n}, \\qquad
+              n \\sigma^2 = n_a \\sigma^2_a + n_b \\sigma^2_b + \\delta^2 \\frac{n_a n_b}{n}
+
+    Only deviations from means are squared, never the values themselves, so a large common
+    offset cancels in delta before anything is squared (chapter 10).
+    """
+    n_a, n_b = np.asarray(n_a, dtype=float), np.asarray(n_b, dtype=float)
+    mean_a, mean_b = np.asarray(mean_a, dtype=float), np.asarray(mean_b, dtype=float)
+    var_a, var_b = np.asarray(var_a, dtype=float), np.asarray(var_b, dtype=float)
     n = n_a + n_b
-    a, b, n_ = n_a[:, np.newaxis], n_b[:, np.newaxis], n[:, np.newaxis]
+    # counts of shape (n_classes,) broadcast against (n_classes, n_features)
+    a, b, n_ = (c[..., np.newaxis] if mean_a.ndim > c.ndim else c for c in (n_a, n_b, n))
+    delta = mean_b - mean_a
     with np.errstate(invalid="ignore", divide="ignore"):
-        mu = (b * mu_b + a * mu_a) / n_
-        # sums of squared deviations add, plus the spread between the two means
-        ssd = a * var_a + b * var_b + (b * a / n_) * (mu_a - mu_b) ** 2
-        var = ssd / n_
-    # a class without new samples keeps its moments; one without past samples takes the new
-    mu = np.where(b == 0, mu_a, np.where(a == 0, mu_b, mu))
+        mean = mean_a + delta * (b / n_)
+        # the sums of squared deviations add, plus the spread between the two means
+        var = (a * var_a + b * var_b + delta**2 * (a * b / n_)) / n_
+    # a set with no values contributes nothing (and its mean and variance are meaningless)
+    mean = np.where(b == 0, mean_a, np.where(a == 0, mean_b, mean))
     var = np.where(b == 0, var_a, np.where(a == 0, var_b, var))
-    return n, mu, var
+    return n, mean, var

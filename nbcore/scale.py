@@ -13,7 +13,7 @@ of the data add up to the sums of the whole, so a model can be fitted chunk by c
   equals the model fitted on the union of their data;
 * :func:`pool_moments` combines (count, mean, variance) of two sets with the pairwise update
   of Chan, Golub and LeVeque, which does not lose digits the way the running sum of squares
-  does;
+  does (it lives in :mod:`nbcore.gaussian`, whose ``partial_fit`` pools with it too);
 * :func:`write_shard`, :func:`read_shards`, :func:`stream_fit` and :func:`shard_statistics`
   stream a corpus from disk in chunks, at constant memory, and compute one shard's statistics
   (the function a Dask worker runs).
@@ -31,7 +31,7 @@ from nbcore import NotFittedError
 from nbcore.bernoulli import BernoulliNB
 from nbcore.categorical import CategoricalNB
 from nbcore.complement import ComplementNB
-from nbcore.gaussian import GaussianNB
+from nbcore.gaussian import GaussianNB, pool_moments
 from nbcore.multinomial import MultinomialNB
 
 __all__ = [
@@ -54,48 +54,6 @@ MERGEABLE = (*COUNT_MODELS, CategoricalNB, GaussianNB)
 
 
 # --------------------------------------------------------------------------- the statistics
-
-
-def pool_moments(n_a, mean_a, var_a, n_b, mean_b, var_b):
-    """Count, mean and variance of two sets pooled (Chan, Golub and LeVeque, 1979).
-
-    Parameters
-    ----------
-    n_a, n_b : float or ndarray of shape (n_classes,)
-        (Weighted) number of values in each set; 0 is allowed.
-    mean_a, mean_b, var_a, var_b : float or ndarray of shape (n_classes, n_features)
-        Means and (1/n) variances of each set. Values of a set with n = 0 are ignored.
-
-    Returns
-    -------
-    n, mean, var
-        Of the union, with the shapes of the inputs.
-
-    Notes
-    -----
-    With delta = mean_b - mean_a and n = n_a + n_b,
-
-    .. math:: \\mu = \\mu_a + \\delta \\frac{n_b}{n}, \\qquad
-              n \\sigma^2 = n_a \\sigma^2_a + n_b \\sigma^2_b + \\delta^2 \\frac{n_a n_b}{n}
-
-    Only deviations from means are squared, never the values themselves, so a large common
-    offset cancels in delta before anything is squared (chapter 10).
-    """
-    n_a, n_b = np.asarray(n_a, dtype=float), np.asarray(n_b, dtype=float)
-    mean_a, mean_b = np.asarray(mean_a, dtype=float), np.asarray(mean_b, dtype=float)
-    var_a, var_b = np.asarray(var_a, dtype=float), np.asarray(var_b, dtype=float)
-    n = n_a + n_b
-    # counts of shape (n_classes,) broadcast against (n_classes, n_features)
-    a, b, n_ = (c[..., np.newaxis] if mean_a.ndim > c.ndim else c for c in (n_a, n_b, n))
-    delta = mean_b - mean_a
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = mean_a + delta * (b / n_)
-        # the sums of squared deviations add, plus the spread between the two means
-        var = (a * var_a + b * var_b + delta**2 * (a * b / n_)) / n_
-    # a set with no values contributes nothing (and its mean and variance are meaningless)
-    mean = np.where(b == 0, mean_a, np.where(a == 0, mean_b, mean))
-    var = np.where(b == 0, var_a, np.where(a == 0, var_b, var))
-    return n, mean, var
 
 
 class _Addable:
@@ -221,6 +179,8 @@ def _union_categories(a, b):
     """
     if len(a) == len(b) and pd.Index(a).equals(pd.Index(b)):
         return a
+    if len(a) == 0 or len(b) == 0:  # the statistics of an empty shard know no category
+        return b if len(a) == 0 else a
     union = np.concatenate([a, b[pd.Index(a).get_indexer(b) < 0]])
     if union.dtype.kind in "iuf" and np.all(union >= 0) and np.all(union == np.floor(union)):
         return np.arange(int(union.max()) + 1)
@@ -364,6 +324,8 @@ def _counts_from(model, classes, columns, stats):
 
 
 def _gaussian_from(model, classes, columns, stats):
+    if not np.asarray(stats.count, dtype=float).sum() > 0:
+        raise ValueError("stats has no samples: every class count is 0.")
     model.partial_fit(_zero_sample(columns), classes[:1], classes=classes)
     count, mean, var = (np.array(a, dtype=float) for a in (stats.count, stats.mean, stats.var))
     # the variance of each feature over all classes: pool the classes' moments one by one
@@ -529,15 +491,55 @@ def stream_fit(model, chunks, classes):
     model : estimator
         Fitted from its current state (a fresh estimator starts from nothing).
     chunks : iterable of (X, y)
-        For example ``read_shards(paths)``; only one chunk is held at a time.
+        For example ``read_shards(paths)``; only one chunk is held at a time. A chunk
+        without rows (X of shape (0, n_features)) is skipped: it adds nothing.
     classes : array-like of shape (n_classes,)
         Every label that may appear in any chunk.
     """
-    for X, y in chunks:
+    widths = []  # the number of columns of each empty chunk, checked once the model is fitted
+    for i, (X, y) in enumerate(chunks):
+        if _is_empty(X, y, f"chunk {i}"):
+            # an empty shard adds nothing to any sum; partial_fit (like scikit-learn's)
+            # refuses a batch without samples, so it is skipped here
+            widths.append((i, np.shape(X)[1]))
+            continue
         model.partial_fit(X, y, classes=classes)
     if not hasattr(model, "classes_"):
-        raise ValueError("chunks is empty: there is nothing to fit.")
+        raise ValueError(
+            "chunks is empty: there is nothing to fit (no chunk, or only chunks without rows)."
+        )
+    for i, width in widths:
+        if width != model.n_features_in_:
+            raise ValueError(
+                f"chunk {i} is empty but has {width} columns; the model has "
+                f"{model.n_features_in_} features."
+            )
     return model
+
+
+def _is_empty(X, y, name):
+    """True for a chunk without rows: X of shape (0, n_features) and no label."""
+    shape = np.shape(X)
+    if len(shape) != 2 or shape[0] != 0:
+        return False
+    if len(y) != 0:
+        raise ValueError(f"{name} has no rows in X but {len(y)} labels in y.")
+    return True
+
+
+def _empty_statistics(model, classes, n_features):
+    """The statistics of a shard without samples: zeros, which add as nothing."""
+    n_classes = len(np.unique(np.asarray(classes)))
+    zeros = np.zeros((n_classes, n_features))
+    if isinstance(model, GaussianNB):
+        return MomentStatistics(np.zeros(n_classes), zeros, zeros.copy())
+    if isinstance(model, CategoricalNB):
+        return CategoryStatistics(
+            np.zeros(n_classes),
+            [np.array([]) for _ in range(n_features)],
+            [np.zeros((n_classes, 0)) for _ in range(n_features)],
+        )
+    return CountStatistics(np.zeros(n_classes), zeros)
 
 
 def shard_statistics(path, model, classes):
@@ -551,7 +553,16 @@ def shard_statistics(path, model, classes):
         Unfitted template; a fresh copy with its parameters is fitted on the shard.
     classes : array-like of shape (n_classes,)
         Every label of the whole data set, so that all shards' statistics line up.
+
+    Returns
+    -------
+    CountStatistics, CategoryStatistics or MomentStatistics
+        Of the shard; a shard without rows gives zero counts, which add as nothing.
     """
     X, y = read_shard(path)
+    if _is_empty(X, y, f"shard {path}"):
+        if not isinstance(model, MERGEABLE) or type(model) not in MERGEABLE:
+            _check_mergeable(model, "model")
+        return _empty_statistics(model, classes, X.shape[1])
     fitted = type(model)(**model.get_params()).partial_fit(X, y, classes=classes)
     return statistics(fitted)

@@ -179,13 +179,75 @@ def assert_same_fit(ours, theirs, names):
             _close(a, b, name)
 
 
+# Unit roundoff of float64, and how many roundings two correct computations of one Gaussian log
+# score may differ by: the class mean (a sum), the centring x - theta, the square, the sum over
+# the features, each a few roundings. Measured: at most 12 on the cases below.
+UNIT_ROUNDOFF = np.finfo(np.float64).eps / 2
+ROUNDINGS = 16
+
+
+def gaussian_score_slack(model, X):
+    """How far two correct float64 computations of GaussianNB's joint log scores can differ.
+
+    Returns an array of shape (n_samples, n_classes). The score of class c sums, over the
+    features, -(x_d - theta_cd)^2 / (2 var_cd) - log(2 pi var_cd) / 2. The mean theta_cd is a
+    rounded sum, known to about u |theta_cd| (u the unit roundoff), and so is x_d - theta_cd,
+    to about u (|x_d| + |theta_cd|) (once theta_cd is rounded, the subtraction cannot restore
+    the digits). The derivative of the score in theta_cd is (x_d - theta_cd) / var_cd, so
+    the score is only defined to about u (|x_d| + |theta_cd|) |x_d - theta_cd| / var_cd,
+    whatever the code: with an offset of 1e3 and a standard deviation of 1e-3 that is
+    1e6 u |z| ~ 1e-10 |z|, the size of RTOL itself. The other terms are each rounded once
+    relative to their size. Without a large offset the slack is far below ATOL (tested).
+    """
+    X = np.asarray(X, dtype=np.float64)[:, np.newaxis, :]
+    theta, var = model.theta_[np.newaxis], model.var_[np.newaxis]
+    deviation = np.abs(X - theta)
+    per_feature = (
+        (np.abs(X) + np.abs(theta)) * deviation / var  # conditioning of x - theta
+        + deviation**2 / (2 * var)  # the square
+        + np.abs(np.log(2 * np.pi * var)) / 2  # the normaliser
+    )
+    return ROUNDINGS * UNIT_ROUNDOFF * per_feature.sum(axis=2)
+
+
+def _close_with_slack(actual, expected, slack, name):
+    """|actual - expected| <= RTOL |expected| + ATOL + slack, entry by entry."""
+    gap = np.abs(actual - expected)
+    allowed = RTOL * np.abs(expected) + ATOL + slack
+    worst = np.unravel_index(np.argmax(gap - allowed), gap.shape)
+    slack = np.broadcast_to(slack, gap.shape)
+    assert np.all(gap <= allowed), (
+        f"{name}: at {worst} |difference| {gap[worst]:.3g} exceeds the allowed "
+        f"{allowed[worst]:.3g} (of which rounding slack {slack[worst]:.3g})"
+    )
+
+
 def assert_same_predictions(ours, theirs, X, y):
-    """predict exactly; the probabilities, their logs, joint log scores and score to 1e-10."""
+    """predict exactly; the probabilities, their logs, joint log scores and score to 1e-10.
+
+    GaussianNB's scores get the rounding slack that their conditioning implies
+    (:func:`gaussian_score_slack`); a posterior moves by at most twice the largest change of
+    a score (first order: d log p_c = d b_c - sum_k p_k d b_k), so its log gets twice the
+    row's largest slack and the probability p_c times that.
+    """
     np.testing.assert_array_equal(ours.predict(X), theirs.predict(X), err_msg="predict")
-    for method in ("predict_proba", "predict_log_proba", "predict_joint_log_proba"):
-        a, b = getattr(ours, method)(X), getattr(theirs, method)(X)
-        assert np.shape(a) == b.shape, method
-        _close(a, b, method)
+    if isinstance(theirs, sk.GaussianNB):
+        score_slack = gaussian_score_slack(theirs, X)
+        row_slack = 2 * score_slack.max(axis=1, keepdims=True)
+        slack = {
+            "predict_joint_log_proba": score_slack,
+            "predict_log_proba": row_slack,
+            "predict_proba": row_slack * theirs.predict_proba(X),
+        }
+        for method, method_slack in slack.items():
+            a, b = getattr(ours, method)(X), getattr(theirs, method)(X)
+            assert np.shape(a) == b.shape, method
+            _close_with_slack(a, b, method_slack, method)
+    else:
+        for method in ("predict_proba", "predict_log_proba", "predict_joint_log_proba"):
+            a, b = getattr(ours, method)(X), getattr(theirs, method)(X)
+            assert np.shape(a) == b.shape, method
+            _close(a, b, method)
     _close(ours.score(X, y), theirs.score(X, y), "score")
     weights = np.linspace(0.5, 2.0, len(y))
     _close(
@@ -393,6 +455,33 @@ def test_fit_matches_sklearn(name, make_params, options, spec):
     assert_same_fit(ours, theirs, ATTRS[name])
     assert_same_predictions(ours, theirs, data.X_test, data.y_test)
     assert_same_predictions(ours, theirs, data.X, data.y)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=SPEC_IDS)
+def test_gaussian_slack_grows_only_with_the_conditioning(spec):
+    """The rounding slack is far below ATOL without an offset, and of the size of the
+    differences it must cover with one: the tolerance follows the data, it is not loosened."""
+    for offset, largest in ((0.0, ATOL / 10), (1e3, None)):
+        data = make_data(spec, "gaussian", offset=offset)
+        ours, theirs = pair("GaussianNB", {"var_smoothing": 0.0})
+        ours.fit(data.X, data.y)
+        theirs.fit(data.X, data.y)
+        slack = gaussian_score_slack(theirs, data.X_test)
+        gap = np.abs(
+            ours.predict_joint_log_proba(data.X_test) - theirs.predict_joint_log_proba(data.X_test)
+        )
+        assert np.all(gap <= slack + ATOL)
+        if largest is not None:
+            assert slack.max() < largest
+    # the slack of one feature: u (|x| + |theta|) |x - theta| / var is 1e6 u |z| at an offset of
+    # 1e3 and a standard deviation of 1e-3 (z = 1), plus z^2 / 2 and |log(2 pi var)| / 2
+    model = sk.GaussianNB(var_smoothing=0.0).fit([[1e3 - 1e-3], [1e3 + 1e-3]], [0, 0])
+    expected = (
+        ROUNDINGS
+        * UNIT_ROUNDOFF
+        * ((2e3 + 1e-3) * 1e-3 / 1e-6 + 0.5 + abs(np.log(2 * np.pi * 1e-6)) / 2)
+    )
+    np.testing.assert_allclose(gaussian_score_slack(model, [[1e3 + 1e-3]]), [[expected]], rtol=1e-6)
 
 
 # ---------------------------------------------------------------------------------------------

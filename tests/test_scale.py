@@ -391,3 +391,92 @@ def test_gaussian_from_summed_shard_statistics(tmp_path):
     np.testing.assert_allclose(model.theta_, full.theta_, rtol=1e-12)
     np.testing.assert_allclose(model.var_, full.var_, rtol=1e-12)
     np.testing.assert_allclose(model.epsilon_, full.epsilon_, rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- empty shards
+
+EMPTY_CASES = [
+    nbcore.MultinomialNB,
+    nbcore.BernoulliNB,
+    nbcore.ComplementNB,
+    nbcore.GaussianNB,
+    nbcore.CategoricalNB,
+]
+
+
+@pytest.mark.parametrize("make", EMPTY_CASES, ids=lambda m: m.__name__)
+def test_an_empty_shard_adds_nothing(tmp_path, counts, make):
+    X, y = counts
+    if make is nbcore.CategoricalNB:
+        X = np.minimum(X, 3).astype(int)
+    pieces = shards(X, y)
+    # an empty shard first, one in the middle and one at the end
+    with_empty = [(X[:0], y[:0]), pieces[0], (X[:0], y[:0]), *pieces[1:], (X[:0], y[:0])]
+    paths = [scale.write_shard(tmp_path, i, Xs, ys) for i, (Xs, ys) in enumerate(with_empty)]
+    assert scale.read_shard(paths[0])[0].shape == (0, X.shape[1])
+    full = make().fit(X, y)
+    streamed = scale.stream_fit(make(), scale.read_shards(paths), CLASSES)
+    without = scale.stream_fit(make(), iter(pieces), CLASSES)
+    stats = [scale.shard_statistics(p, make(), CLASSES) for p in paths]
+    total = sum(stats)
+    from_shards = scale.from_statistics(make(), total, classes=CLASSES)
+    np.testing.assert_array_equal(
+        stats[0].class_count if hasattr(stats[0], "class_count") else stats[0].count, np.zeros(3)
+    )
+    np.testing.assert_array_equal(streamed.class_count_, full.class_count_)
+    np.testing.assert_array_equal(from_shards.class_count_, full.class_count_)
+    if make is nbcore.GaussianNB:
+        np.testing.assert_array_equal(streamed.var_, without.var_)  # skipped, not pooled
+        np.testing.assert_allclose(from_shards.var_, full.var_, rtol=1e-12)
+    elif make is nbcore.CategoricalNB:
+        for a, b in zip(from_shards.category_count_, full.category_count_, strict=True):
+            np.testing.assert_array_equal(a, b)
+    else:
+        np.testing.assert_array_equal(streamed.feature_count_, full.feature_count_)
+        np.testing.assert_array_equal(from_shards.feature_count_, full.feature_count_)
+
+
+def test_empty_shards_only_or_of_the_wrong_shape_are_refused(tmp_path):
+    empty = (np.zeros((0, 4)), np.array([], dtype="<U1"))
+    with pytest.raises(ValueError, match="chunks is empty"):
+        scale.stream_fit(nbcore.MultinomialNB(), [empty, empty], CLASSES)
+    path = scale.write_shard(tmp_path, 0, *empty)
+    with pytest.raises(ValueError, match="stats has no samples"):
+        scale.from_statistics(
+            nbcore.GaussianNB(),
+            scale.shard_statistics(path, nbcore.GaussianNB(), CLASSES),
+            classes=CLASSES,
+        )
+    with pytest.raises(ValueError, match="stats has no samples"):
+        scale.from_statistics(
+            nbcore.MultinomialNB(),
+            scale.shard_statistics(path, nbcore.MultinomialNB(), CLASSES),
+            classes=CLASSES,
+        )
+    X = np.ones((6, 3))
+    y = np.array(["a", "b", "c"] * 2)
+    with pytest.raises(ValueError, match="chunk 1 is empty but has 4 columns; the model has 3"):
+        scale.stream_fit(nbcore.MultinomialNB(), [(X, y), empty], CLASSES)
+    with pytest.raises(ValueError, match="chunk 0 has no rows in X but 2 labels"):
+        scale.stream_fit(nbcore.MultinomialNB(), [(np.zeros((0, 3)), ["a", "b"])], CLASSES)
+
+
+def test_gaussian_partial_fit_pools_with_pool_moments(monkeypatch):
+    """One pooling formula: GaussianNB.partial_fit and merge both call pool_moments."""
+    import nbcore.gaussian
+
+    assert scale.pool_moments is nbcore.gaussian.pool_moments
+    calls = []
+    original = nbcore.gaussian.pool_moments
+
+    def counting(*args):
+        calls.append(len(args))
+        return original(*args)
+
+    monkeypatch.setattr(nbcore.gaussian, "pool_moments", counting)
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(30, 2)), np.array(["a", "b", "c"] * 10)
+    model = nbcore.GaussianNB()
+    for rows in np.array_split(np.arange(30), 3):
+        model.partial_fit(X[rows], y[rows], classes=CLASSES)
+    assert len(calls) == 3

@@ -1,0 +1,235 @@
+"""The exercises of the chapters on linear models (9) and scale (10): every hint fires.
+
+Each exercise's data cell, solution and check cell are read from the chapter's notebook and run
+here, in the book (no variant) and for many per-student variants: the solution and an answer
+computed independently below are "correct", and the answer each usual mistake gives gets that
+mistake's hint, never "correct". A variant whose mistake coincides with the answer would make
+the check refuse to run (ValueError), so running many variants also tests the data cells.
+"""
+
+import contextlib
+import functools
+import io
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from nbcore import exercises
+
+BOOK = Path(__file__).resolve().parents[1] / "book"
+SEEDS = [None, *range(40)]  # None: the book's own numbers
+
+
+@functools.cache
+def _cells(chapter, exercise):
+    nb = nbformat.read(BOOK / f"{chapter}.ipynb", as_version=4)
+    mine = [c for c in nb.cells if c.metadata.get("exercise") == exercise]
+    by_role = {}
+    for cell in mine:
+        by_role.setdefault(cell.metadata.get("role"), []).append(cell.source)
+    return by_role
+
+
+def _run(chapter, exercise, seed, answer):
+    """The verdict of the check on ``answer(namespace)`` (or on the solution, if None)."""
+    cells = _cells(chapter, exercise)
+    namespace = {"np": np, "exercises": exercises}
+    exercises.use_variant(seed)
+    try:
+        for source in cells.get("data", []):
+            exec(source, namespace)  # noqa: S102 - the chapter's own cell
+        if answer is None:
+            for source in cells["solution"]:
+                exec(source, namespace)  # noqa: S102
+        else:
+            name, value = answer(namespace)
+            namespace[name] = value
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(cells["check"][0], namespace)  # noqa: S102
+        return out.getvalue()
+    finally:
+        exercises.use_variant(None)
+
+
+# --------------------------------------------------------------------------- the answers
+# Each exercise: the answer's name, the right answer, and {hint fragment: the mistake's answer},
+# computed from the data cell's names as a student would, not copied from the check cell.
+
+
+def _ex91(ns):
+    b = np.log(ns["prior_plus"]) - np.log(1 - ns["prior_plus"])
+    w = np.log(ns["theta_plus"]) - np.log(ns["theta_minus"])
+    right = np.concatenate([[b], w])
+    return (
+        "bias_and_weights",
+        right,
+        {
+            "every sign is flipped": -right,
+            "the bias is missing the prior": np.concatenate([[0.0], w]),
+            "take their logarithms": np.concatenate(
+                [[ns["prior_plus"] / (1 - ns["prior_plus"])], ns["theta_plus"] / ns["theta_minus"]]
+            ),
+        },
+    )
+
+
+def _ex92(ns):
+    u = float(np.dot(ns["w_92"], ns["x_92"]) + ns["b_92"])
+    right = 1 / (1 + np.exp(-u))
+    return (
+        "p_positive",
+        right,
+        {
+            "that is sigma(-u)": 1 / (1 + np.exp(u)),
+            "the bias b is missing": 1 / (1 + np.exp(-(u - ns["b_92"]))),
+            "that is the score u": u,
+        },
+    )
+
+
+def _ex94(ns):
+    m = ns["win_model"]
+    ratio, k = m["theta_spam"] / m["theta_ham"], m["copies"]
+    nb, true = ratio**k / (1 + ratio**k), ratio / (1 + ratio)
+    return (
+        "nb_and_true",
+        np.array([nb, true]),
+        {
+            "treats each copy as another": [true, true],
+            "counts the word once": [nb, nb],
+            "the order is": [true, nb],
+            "these are log-odds": [k * np.log(ratio), np.log(ratio)],
+            "these are odds": [ratio**k, ratio],
+        },
+    )
+
+
+def _ex101(ns):
+    n, mean, var = ns["merged_stats"]
+    n_a, mean_a, var_a = ns["shard_a"]
+    n_b = n - n_a
+    mean_b = (n * mean - n_a * mean_a) / n_b
+    ss_b = n * var - n_a * var_a - (mean_b - mean_a) ** 2 * n_a * n_b / n
+    return (
+        "remaining_variance",
+        ss_b / n_b,
+        {
+            "not the spread between the means": (n * var - n_a * var_a) / n_b,
+            "variances do not subtract": var - var_a,
+            "that is the sum of squared deviations of B": ss_b,
+            "not by n": ss_b / n,
+            "you used the merged mean": (
+                n * var - n_a * var_a - (mean - mean_a) ** 2 * n_a * n_b / n
+            )
+            / n_b,
+            "that is the mean of the remaining records": mean_b,
+        },
+    )
+
+
+def _ex102(ns):
+    c1, c2, d = ns["counts_1"], ns["counts_2"], ns["word"]
+    total = c1 + c2
+    right = (total[d] + 1) / (total.sum() + 3)
+    return (
+        "theta_word",
+        right,
+        {
+            "you averaged": ((c1[d] + 1) / (c1.sum() + 3) + (c2[d] + 1) / (c2.sum() + 3)) / 2,
+            "you smoothed each shard": (c1[d] + 1 + c2[d] + 1) / (c1.sum() + 3 + c2.sum() + 3),
+            "you forgot the smoothing": total[d] / total.sum(),
+            "once per word of the vocabulary": (total[d] + 1) / (total.sum() + 1),
+        },
+    )
+
+
+def _ex103(ns):
+    n, d, c = ns["worker_sizes"]["N"], ns["worker_sizes"]["D"], ns["worker_sizes"]["C"]
+    right = 8 * c * (d + 1)
+    return (
+        "bytes_sent",
+        right,
+        {
+            "you left out the C class counts": 8 * c * d,
+            "that is the number of numbers": c * (d + 1),
+            "that is the size of the data": 8 * n * d,
+            "the number of documents plays no part": right * n,
+        },
+    )
+
+
+def _ex104(ns):
+    case = ns["smoothing_case"]
+    v, n_1, n_2 = case["v"], case["n_1"], case["n_2"]
+    eps_1, eps_2, eps = v * case["V_1"], v * case["V_2"], v * case["V"]
+    right = (eps_1 - eps_2) * n_1 / (n_1 + n_2) + eps_2 - eps
+    return (
+        "extra_variance",
+        right,
+        {
+            "batch 1's epsilon is not all gone": eps_2 - eps,
+            "not n_2 / (n_1 + n_2)": (eps_1 - eps_2) * n_2 / (n_1 + n_2) + eps_2 - eps,
+            "which carry none of it": eps_1 - eps,
+            "that is fit minus streamed": -right,
+            "multiply by v": right / v,
+        },
+    )
+
+
+EXERCISES = {
+    ("09_linear", "9.1"): _ex91,
+    ("09_linear", "9.2"): _ex92,
+    ("09_linear", "9.4"): _ex94,
+    ("10_scale", "10.1"): _ex101,
+    ("10_scale", "10.2"): _ex102,
+    ("10_scale", "10.3"): _ex103,
+    ("10_scale", "10.4"): _ex104,
+}
+IDS = [exercise for _, exercise in EXERCISES]
+
+
+def _answer(make, which):
+    def answer(ns):
+        name, right, mistakes = make(ns)
+        return name, right if which is None else mistakes[which]
+
+    return answer
+
+
+@pytest.mark.parametrize(("key", "make"), list(EXERCISES.items()), ids=IDS)
+def test_solution_and_right_answer_are_correct_in_every_variant(key, make):
+    chapter, exercise = key
+    for seed in SEEDS:
+        assert "correct" in _run(chapter, exercise, seed, None).split(":")[1], seed
+        verdict = _run(chapter, exercise, seed, _answer(make, None))
+        assert f"Exercise {exercise}: correct" in verdict, (seed, verdict)
+
+
+@pytest.mark.parametrize(("key", "make"), list(EXERCISES.items()), ids=IDS)
+def test_every_mistake_gets_its_hint_in_the_book_and_the_variants(key, make):
+    chapter, exercise = key
+    namespace = {"np": np, "exercises": exercises}
+    exec(_cells(chapter, exercise)["data"][0], namespace)  # noqa: S102
+    hints = make(namespace)[2]
+    for seed in SEEDS:
+        for fragment in hints:
+            verdict = _run(chapter, exercise, seed, _answer(make, fragment))
+            assert "not yet" in verdict and fragment in verdict, (seed, fragment, verdict)
+
+
+def test_variants_differ_from_the_book_and_between_students():
+    for (chapter, exercise), make in EXERCISES.items():
+        answers = set()
+        for seed in SEEDS[:20]:
+            cells = _cells(chapter, exercise)
+            namespace = {"np": np, "exercises": exercises}
+            exercises.use_variant(seed)
+            try:
+                exec(cells["data"][0], namespace)  # noqa: S102
+            finally:
+                exercises.use_variant(None)
+            answers.add(repr(np.round(np.asarray(make(namespace)[1], dtype=float), 9)))
+        assert len(answers) > 5, exercise
