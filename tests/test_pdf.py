@@ -217,7 +217,7 @@ def test_no_code_frame_is_left_empty():
 def test_the_frame_detector_sees_an_empty_frame(tmp_path):
     """The detector itself: of a printed empty frame and a frame with code, it reports one."""
     page = tmp_path / "frames.html"
-    grey = "#" + f"{build_pdf.CODE_BACKGROUND:02x}" * 3
+    grey = "#" + "".join(f"{c:02x}" for c in build_pdf.CODE_BACKGROUND)
     page.write_text(
         "<!DOCTYPE html><html lang=en><title>t</title><body style='margin:0'>"
         f"<div style='background:{grey};height:60mm;width:150mm'></div>"

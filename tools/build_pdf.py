@@ -440,9 +440,10 @@ def outline_titles(pdf_bytes):
     return found
 
 
-# The code frames' background on paper (book-assets/css/book.css, @media print), and what
-# counts as ink inside one: text in any of the highlighting colours is darker than this.
-CODE_BACKGROUND = 0xF5
+# The code frames' background on paper (book-assets/css/book.css, @media print): a colour no
+# other element of the book uses, so that a region of it is a code frame. Ink inside a frame is
+# anything darker than INK (text in any of the highlighting colours is).
+CODE_BACKGROUND = (0xEE, 0xF2, 0xF7)
 INK = 170
 
 
@@ -450,7 +451,7 @@ def empty_code_frames(pdf_bytes, scale=1.5):
     """Code frames printed with nothing in them: [(page, top, height)], 1-based page, in mm.
 
     Renders every page (PDFium, as a PDF viewer shows it), finds the regions in the code
-    frames' grey, and keeps those with no ink inside: a frame whose code went to the next page.
+    frames' colour, and keeps those with no ink inside: a frame whose code went to the next page.
     Slivers (the rounded corners, a frame's last millimetre) are not frames.
     """
     import numpy as np
@@ -463,7 +464,7 @@ def empty_code_frames(pdf_bytes, scale=1.5):
     try:
         for number in range(len(document)):
             image = document[number].render(scale=scale).to_numpy()[:, :, :3].astype(int)
-            grey = (np.abs(image - CODE_BACKGROUND) <= 2).all(axis=2)
+            grey = (np.abs(image - np.array(CODE_BACKGROUND)) <= 1).all(axis=2)
             ink = image.min(axis=2) < INK
             regions, _ = ndimage.label(grey)
             for rows, cols in ndimage.find_objects(regions):
