@@ -267,7 +267,8 @@ def test_outline_has_one_clean_entry_per_chapter_and_section():
     for md, title in _chapters():
         start = chapters[title]
         end = next((i for i in range(start + 1, len(outline)) if outline[i][0] == 0), None)
-        sections = [t for d, t in outline[start + 1 : end] if d == 1]
+        quotes = str.maketrans("‘’“”", "''\"\"")  # typographic quotes as typed
+        sections = [t.translate(quotes) for d, t in outline[start + 1 : end] if d == 1]
         for pattern in _markdown_headings(md):
             assert any(re.fullmatch(r"(\d+\.)*\d*\.?\s*" + pattern, s) for s in sections), (
                 f"{md.name}: no outline entry for the section {pattern!r} in {sections}"

@@ -463,7 +463,8 @@ def empty_code_frames(pdf_bytes, scale=1.5):
     document = pypdfium2.PdfDocument(pdf_bytes)
     try:
         for number in range(len(document)):
-            image = document[number].render(scale=scale).to_numpy()[:, :, :3].astype(int)
+            bitmap = document[number].render(scale=scale, rev_byteorder=True)  # RGB, not BGR
+            image = bitmap.to_numpy()[:, :, :3].astype(int)
             grey = (np.abs(image - np.array(CODE_BACKGROUND)) <= 1).all(axis=2)
             ink = image.min(axis=2) < INK
             regions, _ = ndimage.label(grey)
