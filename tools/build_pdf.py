@@ -411,8 +411,8 @@ def clean_outline(pdf_bytes, headings):
         level = min(level, len(parents))
         parent = parents[level - 1] if level > 0 else None
         entry = writer.add_outline_item(
-            text,
-            reader.get_destination_page_number(place),
+            title=text,
+            page_number=reader.get_destination_page_number(place),
             parent=parent,
             fit=Fit.xyz(left=place.left, top=place.top),
         )
