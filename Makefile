@@ -15,7 +15,7 @@ NBVAL    := --nbval --nbval-current-env --nbval-sanitize-with book/sanitize.cfg
 .PHONY: help install system system-grading book pdf test lint lab student grade bench clean execute book-html test-notebooks
 
 help:
-	@echo "make book     build the HTML course book into _build/html"
+	@echo "make book     build the HTML course book into _build/html, with its PDF"
 	@echo "make pdf      print the book to _build/pdf/book.pdf (Chromium, no TeX)"
 	@echo "make test     run every test (unit tests, notebooks, book build checks)"
 	@echo "make lab      start JupyterLab on the book"
@@ -72,7 +72,9 @@ $(JS_STAMP): tools/vendor_js.py | system $(STAMP)
 book-html: system $(STAMP) $(JS_STAMP)
 	$(BIN)/jupyter-book build -W -n --keep-going --all .
 
+# The HTML book links its printed edition: make pdf copies book.pdf into _build/html.
 book: book-html
+	$(MAKE) --no-print-directory pdf
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
 # The printed edition: a single-page build from the notebooks' stored outputs, printed by

@@ -427,3 +427,54 @@ def test_every_page_renders_offline_in_chromium(site, driver, axe_source):
     assert (SCREENSHOTS / "dark" / "book__06_weather.png").stat().st_size > 10_000
     _check_weather_explorer(driver, site)
     _check_frozen_explorer(driver, site)
+
+
+@pytest.mark.parametrize("served", [False, True], ids=["file", "http"])
+def test_search_shows_the_matching_passage(site, driver, served):
+    """Search results show the passage that matches, from a local folder as from a server."""
+    base = site if served else BUILD.resolve().as_uri()
+    driver.set_window_size(WIDTH, 1000)
+    driver.get(f"{base}/search.html?q=likelihood")
+    _wait(
+        driver,
+        "return document.querySelectorAll('#search-results li p.context').length >= 3",
+        what="search results with the matching passage",
+    )
+    passages = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#search-results li p.context'))"
+        ".map(p => p.textContent);"
+    )
+    assert sum("likelihood" in p.lower() for p in passages) >= 3, passages[:5]
+    _severe(driver)  # file:// pages log the theme's blocked requests; not this test's subject
+
+
+def test_hanging_indent_of_wrapped_code_on_a_phone(site, driver):
+    """On a 390 px screen a long code line wraps under its own indentation, not at column 0."""
+    driver.set_window_size(390, 900)
+    try:
+        driver.get(f"{site}/book/07_text.html")
+        _wait(driver, "return document.querySelector('.book-code-line') !== null", what="lines")
+        lines = driver.execute_script(
+            """
+            const out = [];
+            for (const line of document.querySelectorAll('div.cell_input .book-code-line')) {
+              const rects = Array.from(line.getClientRects());
+              const range = document.createRange();
+              range.selectNodeContents(line);
+              const boxes = Array.from(range.getClientRects()).filter(r => r.width > 0);
+              const tops = [...new Set(boxes.map(b => Math.round(b.top)))];
+              if (tops.length < 2) continue;  // not wrapped
+              const first = Math.min(...boxes.filter(b => Math.round(b.top) === tops[0])
+                .map(b => b.left));
+              const next = Math.min(...boxes.filter(b => Math.round(b.top) === tops[1])
+                .map(b => b.left));
+              out.push([line.textContent.slice(0, 40), first, next]);
+            }
+            return out;
+            """
+        )
+    finally:
+        driver.set_window_size(WIDTH, 1000)
+    assert lines, "no code line wraps at 390 px: nothing was checked"
+    flush = [text for text, first, following in lines if following <= first]
+    assert not flush, f"wrapped lines that restart at the first line's column: {flush[:3]}"

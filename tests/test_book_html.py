@@ -330,3 +330,125 @@ def test_vendored_js_matches_the_pins():
     for name, spec in vendor.PINS.items():
         meta = json.loads((vendor.target_of(spec) / "package.json").read_text("utf-8"))
         assert (meta["name"], meta["version"]) == (name, spec["version"])
+
+
+# --- the edition, the licences, the downloads ----------------------------------------------
+
+
+def _citation():
+    return yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+
+
+def test_the_edition_is_one_version_everywhere():
+    """CITATION.cff, the package and the newest CHANGELOG entry name the same edition."""
+    import tomllib
+
+    citation = _citation()
+    package = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert str(citation["version"]) == package["version"]
+    newest = re.search(
+        r"^## (\S+) \((\d{4}-\d\d-\d\d)\)$", (ROOT / "CHANGELOG.md").read_text(), re.M
+    )
+    assert newest, "CHANGELOG.md has no entry '## VERSION (YYYY-MM-DD)'"
+    assert newest.groups() == (str(citation["version"]), str(citation["date-released"]))
+    assert {"CC-BY-4.0", "MIT"} <= set(citation["license"])
+    for key in ("cff-version", "message", "title", "authors", "preferred-citation"):
+        assert citation.get(key), key
+
+
+def test_licence_files_cover_text_code_and_the_sms_corpus():
+    licence = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert "CC BY 4.0" in licence and "MIT License" in licence
+    assert "Permission is hereby granted, free of charge" in licence
+    assert "SMSSpamCollection.README.md" in licence
+    legal = (ROOT / "LICENSE-CC-BY-4.0.txt").read_text(encoding="utf-8")
+    assert "Creative Commons Attribution 4.0 International Public License" in legal
+    assert "Section 8 -- Interpretation." in legal  # the whole legal code, not a summary
+    sms = (ROOT / "nbcore" / "data" / "SMSSpamCollection.README.md").read_text(encoding="utf-8")
+    assert "Almeida" in sms and "CC BY 4.0" in sms
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    assert config["copyright"].strip()
+
+
+def _toc_files():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    return [toc["root"]] + [c["file"] for part in toc["parts"] for c in part["chapters"]]
+
+
+def test_errata_page_has_a_section_per_chapter_and_is_in_the_contents():
+    files = _toc_files()
+    assert "book/errata" in files
+    errata = (ROOT / "book" / "errata.md").read_text(encoding="utf-8")
+    sections = re.findall(r"^## (.+)$", errata, re.M)
+    expected = [
+        re.search(r"^# (.+)$", (ROOT / f"{f}.md").read_text(encoding="utf-8"), re.M)[1]
+        for f in files
+        if Path(f).name not in ("00_welcome", "bibliography", "errata")
+    ]
+    assert sections == expected, "one section per chapter, in the book's order"
+    for f in files:
+        if Path(f).name[:2].isdigit() and Path(f).name != "00_welcome":
+            assert f"<{Path(f).name}>`" in errata, f"the errata section does not link {f}"
+
+
+def _page(name):
+    path = BUILD / name
+    if not path.is_file():
+        pytest.fail(f"no {path}: run `make book` first (make test does)")
+    return path.read_text(encoding="utf-8")
+
+
+def _links(html):
+    return re.findall(r'<a [^>]*href="([^"#?]+)[^"]*"', html)
+
+
+def test_welcome_page_shows_the_edition_and_links_the_errata():
+    citation = _citation()
+    html = _page("book/00_welcome.html")
+    assert f"Edition {citation['version']}" in html
+    assert 'href="errata.html"' in html
+    assert "CC BY 4.0" in html and "MIT" in html
+
+
+def test_every_page_footer_has_the_licences_errata_and_printed_edition():
+    pages = [p for p in _built_files("book/*.html")]
+    assert len(pages) >= 12
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        footer = html[html.index('class="extra_footer book-footer"') :]
+        assert "CC BY 4.0" in footer and "MIT" in footer, page
+        targets = {Path(link).name for link in _links(footer)}
+        for name in ("LICENSE-CC-BY-4.0.txt", "LICENSE", "CITATION.cff", "errata.html", "book.pdf"):
+            # (the errata page's own link points to itself: "#")
+            assert name in targets or page.name == name, (page.name, name)
+        for link in _links(footer):
+            assert (page.parent / link).resolve().is_file(), f"{page.name}: dead link {link}"
+
+
+def test_each_chapter_offers_its_notebook_for_download():
+    chapters = sorted(p for p in (ROOT / "book").glob("[0-9][0-9]_*.ipynb") if p.name[:2] != "00")
+    assert len(chapters) >= 10
+    for notebook in chapters:
+        html = _page(f"book/{notebook.stem}.html")
+        assert f'href="../notebooks/{notebook.name}"' in html, notebook.name
+        copy = BUILD / "notebooks" / notebook.name
+        assert copy.read_bytes() == notebook.read_bytes(), f"{copy} is not the chapter's notebook"
+
+
+def test_no_empty_index_page():
+    """No generated index (the book has no index entries): no page, no link to one."""
+    assert not (BUILD / "genindex.html").exists()
+    for page in _built_files("*.html"):
+        assert 'href="genindex.html"' not in page.read_text(encoding="utf-8"), page
+        assert 'genindex.html"' not in page.read_text(encoding="utf-8"), page
+
+
+def test_search_page_carries_the_section_texts():
+    html = _page("search.html")
+    assert "_static/book-search-texts.js" in html
+    script = (BUILD / "_static" / "book-search-texts.js").read_text(encoding="utf-8")
+    texts = json.loads(script[script.index("{") : script.index("};\n") + 1])
+    assert {f"book/{p.stem}" for p in (ROOT / "book").glob("*.md")} <= set(texts)
+    for name, text in texts.items():
+        assert text.startswith('<div role="main">') and "<section id=" in text, name
+    assert "outlook" in texts["book/06_weather"]

@@ -202,3 +202,104 @@ def test_build_pdf_reads_the_notebooks_with_their_outputs():
     paired = build_pdf.paired_chapters()
     assert len(paired) >= 9
     assert all(md.with_suffix(".ipynb").is_file() for md in paired)
+
+
+# --- the page as a reader sees it: code frames, outline, title page, exercise introductions ---
+
+
+def test_no_code_frame_is_left_empty():
+    """Rendered as a PDF viewer shows them, no page has a code frame without its code."""
+    empty = build_pdf.empty_code_frames(PDF.read_bytes())
+    assert not empty, f"empty code frames (page, top mm, height mm): {empty}"
+
+
+@pytest.mark.browser
+def test_the_frame_detector_sees_an_empty_frame(tmp_path):
+    """The detector itself: of a printed empty frame and a frame with code, it reports one."""
+    page = tmp_path / "frames.html"
+    grey = "#" + "".join(f"{c:02x}" for c in build_pdf.CODE_BACKGROUND)
+    page.write_text(
+        "<!DOCTYPE html><html lang=en><title>t</title><body style='margin:0'>"
+        f"<div style='background:{grey};height:60mm;width:150mm'></div>"
+        "<p>between</p>"
+        f"<pre style='background:{grey};height:40mm;width:150mm;margin:0'>x = 1\n"
+        "print(x)</pre></body></html>",
+        encoding="utf-8",
+    )
+    profile = tempfile.mkdtemp(prefix="book-pdf-test-")
+    driver = build_pdf.start_browser(profile)
+    try:
+        driver.get(page.as_uri())
+        pdf = driver.execute_cdp_cmd("Page.printToPDF", {"printBackground": True})["data"]
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+    import base64
+
+    found = build_pdf.empty_code_frames(base64.b64decode(pdf))
+    assert [(page, height) for page, _, height in found] == [(1, 60)], found
+
+
+def _markdown_headings(md):
+    """The ## headings of a page's markdown cells, math as a pattern that must match text."""
+    found = []
+    for cell in jupytext.read(md).cells:
+        if cell.cell_type != "markdown":
+            continue
+        for line in cell.source.splitlines():
+            if line.startswith("## "):
+                text = line[3:].strip().replace("`", "")
+                parts = re.split(r"\$[^$]+\$", text)
+                found.append(r"\s*.+?\s*".join(re.escape(p.strip()) for p in parts))
+    return found
+
+
+def test_outline_has_one_clean_entry_per_chapter_and_section():
+    outline = build_pdf.outline_titles(PDF.read_bytes())
+    top = [title for depth, title in outline if depth == 0]
+    assert sorted(top) == sorted(title for _, title in _chapters()), top
+    for depth, title in outline:
+        assert title.strip() and "#" not in title, (depth, title)
+        # no text said twice, as when a heading's number or words were read twice
+        assert not re.search(r"(\w.{5,})\1", title), title
+    # every section heading of every page is an entry under its chapter, math written out
+    chapters = {title: i for i, (depth, title) in enumerate(outline) if depth == 0}
+    for md, title in _chapters():
+        start = chapters[title]
+        end = next((i for i in range(start + 1, len(outline)) if outline[i][0] == 0), None)
+        quotes = str.maketrans("‘’“”", "''\"\"")  # typographic quotes as typed
+        sections = [t.translate(quotes) for d, t in outline[start + 1 : end] if d == 1]
+        for pattern in _markdown_headings(md):
+            assert any(re.fullmatch(r"(\d+\.)*\d*\.?\s*" + pattern, s) for s in sections), (
+                f"{md.name}: no outline entry for the section {pattern!r} in {sections}"
+            )
+
+
+def _edition():
+    return build_pdf.edition()
+
+
+def test_title_page_names_the_edition_the_licences_and_how_to_cite(pages):
+    ed, cite = _edition()
+    first = build_pdf.comparable(pages[0])
+    for words in (
+        "Naive Bayes classifiers",
+        ed["authors"],
+        f"Edition {ed['version']}, {ed['date_text']}",
+        "CC BY 4.0",
+        "MIT licence",
+        "SMS Spam Collection",
+        f"How to cite: {cite(ed)}",
+        "Errata",
+    ):
+        assert build_pdf.comparable(words) in first, words
+    # the title page stands alone: the book's text starts on the next page
+    assert "Who it is for" not in pages[0]
+
+
+def test_printed_exercise_introductions_speak_of_paper(text):
+    for left_out in ("Show solution", "Hide solution", "check cell", "The cell after it"):
+        assert build_pdf.comparable(left_out) not in text, left_out
+    chapters = [md for md, _ in _chapters() if "% exercises follow" in md.read_text("utf-8")]
+    assert chapters
+    assert text.count(build_pdf.comparable(build_pdf.PRINTED_EXERCISES)) == len(chapters)
