@@ -30,7 +30,10 @@ def _cells(chapter, label):
     notebook = jupytext.read(BOOK / f"{chapter}.md")
     cells = {}
     for cell in notebook.cells:
-        if cell.metadata.get("exercise") == label and cell.metadata.get("role") in ("data", "check"):
+        if cell.metadata.get("exercise") == label and cell.metadata.get("role") in (
+            "data",
+            "check",
+        ):
             cells[cell.metadata["role"]] = cell.source
     return cells
 
@@ -39,9 +42,16 @@ def _base_namespace():
     from IPython.display import display
 
     return {
-        "np": np, "pd": pd, "math": math, "itertools": itertools, "nbcore": nbcore,
-        "exercises": exercises, "generative": generative, "independence": independence,
-        "load_weather": load_weather, "display": display,
+        "np": np,
+        "pd": pd,
+        "math": math,
+        "itertools": itertools,
+        "nbcore": nbcore,
+        "exercises": exercises,
+        "generative": generative,
+        "independence": independence,
+        "load_weather": load_weather,
+        "display": display,
     }
 
 
@@ -100,18 +110,28 @@ def test_exercise_1_2_bayes_error_and_its_hints(seed, variant):
     predicted = np.array(["a", "b"])[joints.argmax(axis=1)]
     index = {rec: r for r, rec in enumerate(records)}
     training = np.mean(
-        [predicted[index[(a, b)]] != c for a, b, c in zip(toy["x1"], toy["x2"], toy["y"])]
+        [
+            predicted[index[(a, b)]] != c
+            for a, b, c in zip(toy["x1"], toy["x2"], toy["y"], strict=True)
+        ]
     )
     counts = {}
-    for a, b, c in zip(toy["x1"], toy["x2"], toy["y"]):
+    for a, b, c in zip(toy["x1"], toy["x2"], toy["y"], strict=True):
         counts.setdefault((a, b), {"a": 0, "b": 0})[c] += 1
     empirical = 1 - sum(max(v.values()) for v in counts.values()) / len(toy)
-    _assert_hints(namespace, check, "toy_bayes_error", "1.2", right, {
-        "the probability of being right": 1 - right,
-        "equally likely": (joints.min(axis=1) / joints.sum(axis=1)).sum(),
-        "error on the training records": training,
-        "gigantic die": empirical,
-    })
+    _assert_hints(
+        namespace,
+        check,
+        "toy_bayes_error",
+        "1.2",
+        right,
+        {
+            "the probability of being right": 1 - right,
+            "equally likely": (joints.min(axis=1) / joints.sum(axis=1)).sum(),
+            "error on the training records": training,
+            "gigantic die": empirical,
+        },
+    )
     if seed is None:
         # the smaller joint of (0,0), (0,1), (1,0), (1,1): 5/12 3/5 2/5, 7/12 3/7 4/7,
         # 5/12 2/5 2/5 and 5/12 2/5 3/5
@@ -128,10 +148,17 @@ def test_exercise_1_3_smallest_d_and_its_hints(seed, variant):
 
     right = first_below_half(float(m))
     assert 1 - (1 - float(m) ** -right) ** n < 0.5 <= 1 - (1 - float(m) ** -(right - 1)) ** n
-    _assert_hints(namespace, check, "smallest_d", "1.3", right, {
-        "still above one half": right - 1,
-        "binary features": first_below_half(2.0),
-    })
+    _assert_hints(
+        namespace,
+        check,
+        "smallest_d",
+        "1.3",
+        right,
+        {
+            "still above one half": right - 1,
+            "binary features": first_below_half(2.0),
+        },
+    )
     if seed is None:
         assert (m, n, right) == (3, 5000, 9)
 
@@ -152,13 +179,20 @@ def test_exercise_1_4_two_level_tree_and_its_hints(seed, variant):
 
     right = log_likelihood(features) - log_likelihood([])
     assert right > 0
-    _assert_hints(namespace, check, "tree_gain", "1.4", right, {
-        "per record": right / len(days),
-        "in bits": right / math.log(2),
-        "per record in bits": right / len(days) / math.log(2),
-        "sign is reversed": -right,
-        "first split alone": log_likelihood(features[0]) - log_likelihood([]),
-    })
+    _assert_hints(
+        namespace,
+        check,
+        "tree_gain",
+        "1.4",
+        right,
+        {
+            "per record": right / len(days),
+            "in bits": right / math.log(2),
+            "per record in bits": right / len(days) / math.log(2),
+            "sign is reversed": -right,
+            "first split alone": log_likelihood(features[0]) - log_likelihood([]),
+        },
+    )
 
 
 # --------------------------------------------------------------------------- chapter 2
@@ -171,29 +205,46 @@ def test_exercise_2_1_storm_margins_and_its_hints(seed, variant):
     prior = [1 - p_s, p_s]
     both = sum(prior[s] * rain[s] * light[s] for s in (0, 1))
     product = sum(prior[s] * rain[s] for s in (0, 1)) * sum(prior[s] * light[s] for s in (0, 1))
-    _assert_hints(namespace, check, "rain_and_lightning", "2.1", [both, product], {
-        "not only the storm term": [p_s * rain[1] * light[1], product],
-        "the joint is not the product": [product, product],
-        "also sum over the storm": [both, (p_s * rain[1]) * (p_s * light[1])],
-        "wrong order": [product, both],
-    })
+    _assert_hints(
+        namespace,
+        check,
+        "rain_and_lightning",
+        "2.1",
+        [both, product],
+        {
+            "not only the storm term": [p_s * rain[1] * light[1], product],
+            "the joint is not the product": [product, product],
+            "also sum over the storm": [both, (p_s * rain[1]) * (p_s * light[1])],
+            "wrong order": [product, both],
+        },
+    )
 
 
 @pytest.mark.parametrize("seed", VARIANTS)
 def test_exercise_2_4_explaining_away_and_its_hints(seed, variant):
     namespace, check = _prepare("02_independence", "2.4", seed, _base_namespace())
     p_b, p_e, table = namespace["p_burglary"], namespace["p_quake"], namespace["alarm_table"]
-    joint = {(b, e): (p_b if b else 1 - p_b) * (p_e if e else 1 - p_e) * table[b][e]
-             for b in (0, 1) for e in (0, 1)}
+    joint = {
+        (b, e): (p_b if b else 1 - p_b) * (p_e if e else 1 - p_e) * table[b][e]
+        for b in (0, 1)
+        for e in (0, 1)
+    }
     first = (joint[1, 0] + joint[1, 1]) / sum(joint.values())
     second = joint[1, 1] / (joint[0, 1] + joint[1, 1])
     assert second < first  # the earthquake explains the alarm away
-    _assert_hints(namespace, check, "burglary_given_alarm", "2.4", [first, second], {
-        "prior p(b = 1) twice": [p_b, p_b],
-        "repeats the first": [first, first],
-        "wrong order": [second, first],
-        "wrong direction": [table[1][0] * (1 - p_e) + table[1][1] * p_e, table[1][1]],
-    })
+    _assert_hints(
+        namespace,
+        check,
+        "burglary_given_alarm",
+        "2.4",
+        [first, second],
+        {
+            "prior p(b = 1) twice": [p_b, p_b],
+            "repeats the first": [first, first],
+            "wrong order": [second, first],
+            "wrong direction": [table[1][0] * (1 - p_e) + table[1][1] * p_e, table[1][1]],
+        },
+    )
 
 
 @pytest.mark.parametrize("seed", VARIANTS)
@@ -209,10 +260,17 @@ def test_exercise_2_5_naive_xor_and_its_hints(seed, variant):
     p_y = joint.sum(axis=(1, 2))
     score = p_y * (joint.sum(axis=2)[:, 1] / p_y) * (joint.sum(axis=1)[:, 1] / p_y)
     right = score[1] / score.sum()
-    _assert_hints(namespace, check, "naive_xor_11", "2.5", right, {
-        "exact posterior": joint[1, 1, 1] / joint[:, 1, 1].sum(),
-        "class prior": p_y[1],
-    })
+    _assert_hints(
+        namespace,
+        check,
+        "naive_xor_11",
+        "2.5",
+        right,
+        {
+            "exact posterior": joint[1, 1, 1] / joint[:, 1, 1].sum(),
+            "class prior": p_y[1],
+        },
+    )
 
 
 # --------------------------------------------------------------------------- chapter 3
@@ -233,13 +291,20 @@ def test_exercise_3_2_shared_variance_and_its_hints(seed, variant, iris_namespac
     classes = np.unique(y)
     squared = sum(((x[y == c] - x[y == c].mean()) ** 2).sum() for c in classes)
     right = squared / len(x)
-    _assert_hints(namespace, check, "shared_var", "3.2", right, {
-        "divided by N - C": squared / (len(x) - 3),
-        "equal weights": np.mean([x[y == c].var() for c in classes]),
-        "1/(N_c - 1) variances": np.mean([x[y == c].var(ddof=1) for c in classes]),
-        "one overall mean": x.var(),
-        "with 1/(N - 1)": x.var(ddof=1),
-    })
+    _assert_hints(
+        namespace,
+        check,
+        "shared_var",
+        "3.2",
+        right,
+        {
+            "divided by N - C": squared / (len(x) - 3),
+            "equal weights": np.mean([x[y == c].var() for c in classes]),
+            "1/(N_c - 1) variances": np.mean([x[y == c].var(ddof=1) for c in classes]),
+            "one overall mean": x.var(),
+            "with 1/(N - 1)": x.var(ddof=1),
+        },
+    )
 
 
 @pytest.mark.parametrize("seed", VARIANTS)
@@ -253,7 +318,7 @@ def test_exercise_3_3_poisson_length_and_its_hints(seed, variant):
         theta = docs.sum(axis=0) / docs.sum()
         rate = rate_of(docs)
         prior = math.log(len(docs) / len(X))
-        words = sum(int(k) * math.log(t) for k, t in zip(x, theta))
+        words = sum(int(k) * math.log(t) for k, t in zip(x, theta, strict=True))
         # log Poisson(m; rate) up to log m!, which both classes share
         return prior, words, m * math.log(rate) - rate, m * math.log(rate)
 
@@ -263,14 +328,21 @@ def test_exercise_3_3_poisson_length_and_its_hints(seed, variant):
     words_only = (a[0] + a[1]) - (b[0] + b[1])
     total_a = log_parts("a", lambda docs: docs.sum())
     total_b = log_parts("b", lambda docs: docs.sum())
-    _assert_hints(namespace, check, "length_log_odds", "3.3", right, {
-        "takes the length as given": words_only,
-        "b against a": -right,
-        "not the total number of words": words_only + total_a[2] - total_b[2],
-        "exp(-lambda_c)": words_only + a[3] - b[3],
-        "posterior probability of a": 1 / (1 + math.exp(-right)),
-        "the prior is missing": right - (a[0] - b[0]),
-    })
+    _assert_hints(
+        namespace,
+        check,
+        "length_log_odds",
+        "3.3",
+        right,
+        {
+            "takes the length as given": words_only,
+            "b against a": -right,
+            "not the total number of words": words_only + total_a[2] - total_b[2],
+            "exp(-lambda_c)": words_only + a[3] - b[3],
+            "posterior probability of a": 1 / (1 + math.exp(-right)),
+            "the prior is missing": right - (a[0] - b[0]),
+        },
+    )
     if seed is None:
         # the length turns the decision: the multinomial alone prefers a, with the length b
         assert words_only > 0 > right
@@ -282,11 +354,18 @@ def test_exercise_3_4_smallest_class_and_its_hints(seed, variant):
     s = namespace["shortfall_percent"] / 100
     right = next(n for n in itertools.count(2) if (n - 1) / n >= 1 - s - 1e-12)
     assert (right - 2) / (right - 1) < 1 - s  # one record fewer falls short
-    _assert_hints(namespace, check, "smallest_class", "3.4", right, {
-        "still more than s below": right - 1,
-        "one record smaller": right + 1,
-        "unbiased for every": 2,
-    })
+    _assert_hints(
+        namespace,
+        check,
+        "smallest_class",
+        "3.4",
+        right,
+        {
+            "still more than s below": right - 1,
+            "one record smaller": right + 1,
+            "unbiased for every": 2,
+        },
+    )
     if seed is None:
         assert right == 34
     # a simulation's near miss is told it is not the answer, never told to round
@@ -299,11 +378,18 @@ def test_exercise_3_5_poisson_rate_and_its_hints(seed, variant):
     namespace, check = _prepare("03_mle", "3.5", seed, _base_namespace())
     marks, words = namespace["spam_marks"], namespace["spam_words"]
     right = marks.sum() / words.sum()
-    _assert_hints(namespace, check, "rate_per_word", "3.5", right, {
-        "per-message rates": np.mean(marks / words),
-        "without the length": marks.mean(),
-        "belongs in the denominator": words.sum() / marks.sum(),
-    })
+    _assert_hints(
+        namespace,
+        check,
+        "rate_per_word",
+        "3.5",
+        right,
+        {
+            "per-message rates": np.mean(marks / words),
+            "without the length": marks.mean(),
+            "belongs in the denominator": words.sum() / marks.sum(),
+        },
+    )
 
 
 def test_variants_differ_between_students(variant):
@@ -321,22 +407,34 @@ def test_exercise_2_3_covariance_on_storm_days_and_its_hints(seed, variant):
     storm = (rng.random(n_days) < 0.3).astype(int)
     rain = (rng.random(n_days) < np.where(storm == 1, 0.9, 0.2)).astype(int)
     lightning = (rng.random(n_days) < np.where(storm == 1, 0.7, 0.05)).astype(int)
-    start = {**_base_namespace(), "n_days": n_days, "storm": storm, "rain": rain,
-             "lightning": lightning}
+    start = {
+        **_base_namespace(),
+        "n_days": n_days,
+        "storm": storm,
+        "rain": rain,
+        "lightning": lightning,
+    }
     namespace, check = _prepare("02_independence", "2.3", seed, start)
     block = namespace["cov_days"]
     assert block.stop - block.start == 5000 and 0 <= block.start and block.stop <= n_days
-    s, r, l = storm[block], rain[block], lightning[block]
-    r1, l1 = r[s == 1], l[s == 1]
+    s, r, lt = storm[block], rain[block], lightning[block]
+    r1, l1 = r[s == 1], lt[s == 1]
     right = np.mean(r1 * l1) - r1.mean() * l1.mean()
-    r0, l0 = r[s == 0], l[s == 0]
-    _assert_hints(namespace, check, "cov_given_storm", "2.3", right, {
-        "over all days of the block": np.mean(r * l) - r.mean() * l.mean(),
-        "days without a storm": np.mean(r0 * l0) - r0.mean() * l0.mean(),
-        "all the simulated days": (
-            np.mean(rain[storm == 1] * lightning[storm == 1])
-            - rain[storm == 1].mean() * lightning[storm == 1].mean()
-        ),
-        "divides by N_c - 1": right * len(r1) / (len(r1) - 1),
-        "mean of rain * lightning": np.mean(r1 * l1),
-    })
+    r0, l0 = r[s == 0], lt[s == 0]
+    _assert_hints(
+        namespace,
+        check,
+        "cov_given_storm",
+        "2.3",
+        right,
+        {
+            "over all days of the block": np.mean(r * lt) - r.mean() * lt.mean(),
+            "days without a storm": np.mean(r0 * l0) - r0.mean() * l0.mean(),
+            "all the simulated days": (
+                np.mean(rain[storm == 1] * lightning[storm == 1])
+                - rain[storm == 1].mean() * lightning[storm == 1].mean()
+            ),
+            "divides by N_c - 1": right * len(r1) / (len(r1) - 1),
+            "mean of rain * lightning": np.mean(r1 * l1),
+        },
+    )

@@ -154,7 +154,10 @@ def test_every_computed_exercise_varies(numerics_chapter, text_chapter):
     """Each exercise has a data cell, and two students get different data."""
     for chapter, names in [
         (numerics_chapter, {"8.1": "scores", "8.2": "log_theta", "8.3": "prior", "8.4": "k_rare"}),
-        (text_chapter, {"7.1": "word_71", "7.2": "message_counts", "7.3": "alpha_73", "7.4": "ham_cost"}),
+        (
+            text_chapter,
+            {"7.1": "word_71", "7.2": "message_counts", "7.3": "alpha_73", "7.4": "ham_cost"},
+        ),
     ]:
         assert set(chapter.data) == set(chapter.order) == set(names)
         seen = {}
@@ -208,7 +211,10 @@ def test_8_2_expected_agrees_with_fifty_digits(numerics_chapter):
         assert ": correct (" in ch.verdict("8.2", exact)
         # each one-sided form fails somewhere
         with np.errstate(all="ignore"):
-            for wrong in (np.log1p(-np.exp(ch.ns["log_theta"])), np.log(-np.expm1(ch.ns["log_theta"]))):
+            for wrong in (
+                np.log1p(-np.exp(ch.ns["log_theta"])),
+                np.log(-np.expm1(ch.ns["log_theta"])),
+            ):
                 assert ": not yet" in ch.verdict("8.2", wrong)
     ch.redraw(None)
 
@@ -244,7 +250,7 @@ def test_7_1_doubles_theta_exactly(text_chapter):
         total = int(X[labels == "spam"].sum()) + len(ch.ns["vocabulary"])
         k = ch.answer("7.1")
 
-        def theta(extra):
+        def theta(extra, n_d=n_d, total=total):
             return Fraction(n_d + 1 + extra, total + extra)
 
         assert theta(k) >= 2 * theta(0) > theta(k - 1)
@@ -256,7 +262,9 @@ def test_7_1_doubles_theta_exactly(text_chapter):
         added[first_spam, column[word]] += k
         refit = nbcore.MultinomialNB(alpha=1.0).fit(added, labels)
         before = nbcore.MultinomialNB(alpha=1.0).fit(X, labels)
-        ratio = np.exp(refit.feature_log_prob_[1, column[word]] - before.feature_log_prob_[1, column[word]])
+        ratio = np.exp(
+            refit.feature_log_prob_[1, column[word]] - before.feature_log_prob_[1, column[word]]
+        )
         assert ratio >= 2 - 1e-12
     ch.redraw(None)
 
@@ -346,7 +354,7 @@ def test_every_hint_fires_in_a_students_graded_copy(
         for exercise, source in self_checks.items():
             name = chapter.answer_name(exercise)
 
-            def run(answer):
+            def run(answer, source=source, name=name):
                 out = io.StringIO()
                 with contextlib.redirect_stdout(out):
                     exec(source, {**chapter.ns, name: answer})
