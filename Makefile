@@ -82,21 +82,17 @@ execute: $(STAMP)
 test-notebooks: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadscope $(NBVAL) book
 
-# JupyterLab on the book with the .venv kernel (the env's kernels win over user ones); MyST .md
-# chapters open as notebooks (book-assets/jupyter/labconfig). Nothing is fetched from the web:
-# no extension manager listings, no news feed, no update check. Its workspaces (open tabs,
-# layout) are the project's own, in _build/lab-workspaces, not ~/.jupyter/lab/workspaces;
-# kernels talk to the server over CurveZMQ-encrypted sockets, not plain TCP.
-LAB_WORKSPACES := $(CURDIR)/_build/lab-workspaces
-
+# JupyterLab on copies of the chapters in _build/lab/book (tools/lab.py), so that running a
+# chapter never changes the repository's book/: a copy is made again when the book's file
+# changes, and a copy edited in Lab is then kept in _build/lab/.replaced/. The file browser
+# shows one file per chapter (its MyST .md, which opens as a notebook with the outputs of the
+# hidden paired .ipynb). The .venv kernel (the env's kernels win over user ones); the project's
+# Lab settings (book-assets/jupyter/labconfig); nothing fetched from the web (no extension
+# manager listings, no news feed, no update check); workspaces (open tabs, layout) of its own
+# in _build/lab-workspaces; kernels talk to the server over CurveZMQ-encrypted sockets.
+# LAB_ARGS="--no-browser --port 8890" passes options to jupyter lab; LAB_FRESH=1 copies anew.
 lab: system $(STAMP)
-	mkdir -p $(LAB_WORKSPACES)
-	JUPYTER_PREFER_ENV_PATH=1 JUPYTER_CONFIG_PATH=$(CURDIR)/book-assets/jupyter \
-		$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/book \
-		--LabApp.workspaces_dir=$(LAB_WORKSPACES) --KernelManager.transport_encryption=auto \
-		--LabApp.extension_manager=readonly --LabApp.news_url=None \
-		--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate \
-		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
+	$(BIN)/python tools/lab.py $(if $(LAB_FRESH),--fresh) $(if $(LAB_ARGS),-- $(LAB_ARGS))
 
 # --- classroom: student copies and grading (nbcore/classroom, format in CONTRIBUTING.md) --
 # Student copies of every chapter: solutions and expected values removed, answer cells in
