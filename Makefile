@@ -11,14 +11,18 @@ STAMP  := $(VENV)/.installed
 JS_STAMP := book-assets/static/offline-js/pins.json
 NBVAL    := --nbval --nbval-current-env --nbval-sanitize-with book/sanitize.cfg
 
-.PHONY: help install system book pdf test lint lab student grade bench clean execute book-html test-notebooks
+.PHONY: help install system book pdf test lint lab student grade bench clean execute book-html test-notebooks \
+	book-student wheel
 
 help:
 	@echo "make book     build the HTML course book into _build/html"
 	@echo "make pdf      print the book to _build/pdf/book.pdf (Chromium, no TeX)"
 	@echo "make test     run every test (unit tests, notebooks, book build checks)"
 	@echo "make lab      start JupyterLab on the book"
-	@echo "make student  write student copies of the chapters into _build/student"
+	@echo "make student  write student copies of the chapters into _build/student (CHAPTER=03: one)"
+	@echo "make execute  run the chapters, store their outputs in book/*.ipynb (CHAPTER=03: one)"
+	@echo "make book-student  the book without unreleased solutions (RELEASED=01,02)"
+	@echo "make wheel    dist/nbcore-<version>-py3-none-any.whl for the students' install"
 	@echo "make grade NB=path   grade one submitted notebook or a folder of them"
 	@echo "make bench    time nbcore against scikit-learn, and grading 50 copies"
 
@@ -74,9 +78,27 @@ book: book-html
 pdf: system $(STAMP) $(JS_STAMP)
 	$(BIN)/python tools/build_pdf.py
 
-# Sync each book/NN_slug.md with its .ipynb and store the outputs of a real run in the .ipynb.
+# Sync each book/NN_slug.md with its .ipynb (the newer file of the pair gives the cells' text
+# to the other) and store the outputs of a real run in the .ipynb. CHAPTER=03 (or 03,05): only
+# those chapters.
+comma := ,
+CHAPTER_NUMBERS := $(subst $(comma), ,$(CHAPTER))
 execute: $(STAMP)
-	$(BIN)/python tools/execute.py
+	$(BIN)/python tools/execute.py $(CHAPTER_NUMBERS)
+
+# The student edition: the book with the solutions and checks of every chapter not listed in
+# RELEASED (RELEASED=01,02) left out, built from the stored outputs into
+# _build/student-book/html/ and _build/student-book/book.pdf (tools/student_book.py).
+book-student: system $(STAMP) $(JS_STAMP)
+	$(BIN)/python tools/student_book.py $(if $(RELEASED),--released '$(RELEASED)')
+
+# What students install: dist/nbcore-<version>-py3-none-any.whl, nbcore and the dependencies
+# of its course extra; no chapter, no solution (tests/test_wheel.py).
+wheel: $(STAMP)
+	rm -rf build
+	$(BIN)/python -m pip wheel --quiet --disable-pip-version-check --no-deps -w dist .
+	rm -rf build
+	@ls dist/nbcore-*-py3-none-any.whl
 
 # Every cell of every chapter notebook runs; its output must equal the stored one.
 test-notebooks: $(STAMP)
@@ -98,8 +120,10 @@ lab: system $(STAMP)
 # Student copies of every chapter: solutions and expected values removed, answer cells in
 # their place. ROSTER=roster.csv: one copy per student, on the student's own variant (needs the
 # course secret: NBCORE_COURSE_SECRET, or SECRET_FILE=path).
+# CHAPTER=03 (or 03,05): only those chapters.
+CHAPTER_FILES = $(foreach n,$(CHAPTER_NUMBERS),$(or $(wildcard book/$(n)_*.ipynb),$(error no chapter $(n) in book/)))
 student: $(STAMP)
-	$(BIN)/python -m nbcore.classroom student book --out _build/student \
+	$(BIN)/python -m nbcore.classroom student $(if $(CHAPTER),$(CHAPTER_FILES),book) --out _build/student \
 		$(if $(ROSTER),--roster '$(ROSTER)') $(if $(SECRET_FILE),--secret-file '$(SECRET_FILE)')
 
 # Grade one returned notebook or a folder of them (a folder also gets gradebook_<chapter>.csv
