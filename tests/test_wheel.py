@@ -83,3 +83,10 @@ def test_the_wheel_turns_on_encrypted_kernel_sockets_for_jupyter(wheel):
     assert json.loads(wheel.read(config[0])) == {
         "KernelManager": {"transport_encryption": "auto"}
     }
+
+
+def test_the_readme_installs_that_wheel_with_the_course_extra():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = f'pip install -c constraints.txt "nbcore-{VERSION}-py3-none-any.whl[course]"'
+    assert command in readme
+    assert 'pip install -c constraints.txt ".[course]"' not in readme
