@@ -42,6 +42,14 @@ def _telling(line):
     return len(comparable(line)) >= MIN_LENGTH and not line.startswith("#")
 
 
+def notebook_text(nb):
+    """Every cell's source and text outputs, comparable."""
+    return "\x00".join(
+        comparable(cell.source + "\n" + (_output_text(cell) if cell.cell_type == "code" else ""))
+        for cell in nb.cells
+    )
+
+
 def solution_texts():
     """{chapter stem: [telling solution source lines and output lines]}, in notebook order."""
     public, secret = set(), {}
@@ -51,12 +59,15 @@ def solution_texts():
         hidden = {i for ex in exercises for i in ex.solution_cells + [ex.check_cell]}
         found = []
         for index, cell in enumerate(nb.cells):
-            lines = _lines(cell.source) + (_lines(_output_text(cell)) if cell.cell_type == "code" else [])
+            lines = _lines(cell.source) + (
+                _lines(_output_text(cell)) if cell.cell_type == "code" else []
+            )
             if index in hidden:
                 found += [line for line in lines if _telling(line)]
             else:
                 public |= {comparable(line) for line in lines}
         secret[path.stem] = found
+    public_text = "\x00".join(public)
     counts = {}
     for lines in secret.values():
         for line in set(map(comparable, lines)):
@@ -66,7 +77,7 @@ def solution_texts():
             dict.fromkeys(
                 line
                 for line in lines
-                if comparable(line) not in public and counts[comparable(line)] == 1
+                if comparable(line) not in public_text and counts[comparable(line)] == 1
             )
         )
         for stem, lines in secret.items()

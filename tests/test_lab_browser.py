@@ -8,19 +8,17 @@ directive or label may be left as markup. Then every chapter is run (Run All) an
 copies change, and not one byte of ``book/`` does.
 """
 
+import hashlib
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 from types import SimpleNamespace
-
-import hashlib
-import urllib.request
 
 import nbformat
 import pytest

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from solution_text import CHAPTERS, comparable, solution_texts
+from solution_text import CHAPTERS, comparable, notebook_text, solution_texts
 
 from nbcore.classroom.markup import find_exercises
 
@@ -41,7 +41,7 @@ def test_an_unreleased_chapter_keeps_tasks_and_data_and_drops_solutions(path):
     removed = {i for ex in exercises for i in ex.solution_cells + [ex.check_cell]}
     kept = [cell.source for i, cell in enumerate(nb.cells) if i not in removed]
     assert [c.source for c in edition.cells if c.metadata.get("role") != "graded_note"] == kept
-    text = comparable(nbformat.writes(edition))
+    text = notebook_text(edition)
     for line in solution_texts()[path.stem]:
         assert comparable(line) not in text, (path.stem, line)
 
@@ -49,7 +49,7 @@ def test_an_unreleased_chapter_keeps_tasks_and_data_and_drops_solutions(path):
 def test_a_released_chapter_shows_its_solutions_unfolded():
     nb = nbformat.read(CHAPTERS[0], as_version=4)
     edition = student_book.student_notebook(nb, released=True)
-    text = comparable(nbformat.writes(edition))
+    text = notebook_text(edition)
     lines = solution_texts()[CHAPTERS[0].stem]
     assert lines and all(comparable(line) in text for line in lines)
     solutions = [c for c in edition.cells if c.metadata.get("role") == "released_solution"]
@@ -60,7 +60,9 @@ def _exercise_chapter(after):
     """A small chapter with one exercise whose solution computes and glues a value."""
     code = nbformat.v4.new_code_cell
     cells = [
-        nbformat.v4.new_markdown_cell("### Exercise 1.1\n\nCompute the mean. Store it in `answer`."),
+        nbformat.v4.new_markdown_cell(
+            "### Exercise 1.1\n\nCompute the mean. Store it in `answer`."
+        ),
         code("values = [1, 2, 3]"),
         code(
             "answer = sum(values) / len(values)\nglue('mean_answer', answer, display=False)",
@@ -113,7 +115,7 @@ def edition(tmp_path_factory):
 
 def _page_text(edition, stem):
     page = (edition / "html" / "book" / f"{stem}.html").read_text(encoding="utf-8")
-    article = page[page.find('<article') : page.rfind("</article>")]
+    article = page[page.find("<article") : page.rfind("</article>")]
     return comparable(html.unescape(re.sub(r"<[^>]+>", "", article)))
 
 

@@ -23,9 +23,11 @@ VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("wheel")
-    tracked = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
-    ).stdout.decode().split("\0")
+    tracked = (
+        subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+        .stdout.decode()
+        .split("\0")
+    )
     source = tmp / "source"
     for name in filter(None, tracked):
         if (ROOT / name).is_file():
@@ -63,9 +65,7 @@ def test_the_wheel_declares_the_course_extra(wheel):
 
 
 def test_the_wheel_holds_no_solution_source(wheel):
-    text = comparable(
-        " ".join(wheel.read(n).decode("utf-8", "replace") for n in wheel.namelist())
-    )
+    text = comparable(" ".join(wheel.read(n).decode("utf-8", "replace") for n in wheel.namelist()))
     leaked = [
         (stem, line)
         for stem, lines in solution_texts().items()
@@ -80,9 +80,7 @@ def test_the_wheel_turns_on_encrypted_kernel_sockets_for_jupyter(wheel):
     name = f"nbcore-{VERSION}.data/data/etc/jupyter/jupyter_server_config.d/"
     config = [n for n in wheel.namelist() if n.startswith(name) and n.endswith(".json")]
     assert len(config) == 1
-    assert json.loads(wheel.read(config[0])) == {
-        "KernelManager": {"transport_encryption": "auto"}
-    }
+    assert json.loads(wheel.read(config[0])) == {"KernelManager": {"transport_encryption": "auto"}}
 
 
 def test_the_readme_installs_that_wheel_with_the_course_extra():

@@ -1,4 +1,4 @@
-"""Chapter 6's weather explorer (nbcore.widgets.weather_explorer): its pure functions at many settings.
+"""Chapter 6's weather explorer (nbcore.widgets.weather_explorer), checked at many settings.
 
 Expected values are computed here from the counts of the weather table with exact fractions,
 and against scikit-learn's CategoricalNB (a test-only oracle) on ordinal-encoded data.

@@ -1,4 +1,4 @@
-"""JupyterLab for the classroom (``make lab``): the chapters run on copies, the repository stays clean.
+"""JupyterLab for the classroom (``make lab``): chapters run on copies, the repository stays clean.
 
 Running a chapter in JupyterLab changes its notebook: Lab autosaves the outputs of the run, the
 execution counts and the widget state (random ``model_id``s). On the repository's own

@@ -1,4 +1,4 @@
-"""Build the student edition of the book (``make book-student``): the book without its answer key.
+"""The student edition of the book (``make book-student``): the book without its answer key.
 
 The course book shows every exercise's solution ("Show solution") and its check cell, whose
 ``expected=`` is the answer. Published as it is, the book is the answer key of every graded
@@ -141,9 +141,7 @@ def student_notebook(nb, released=False):
                 cell.metadata["tags"] = tags
                 cell.metadata.get("mystnb", {}).pop("code_prompt_show", None)
             first = min(exercise.solution_cells)
-            nb.cells[first].metadata["student_edition_note"] = RELEASED_NOTE.format(
-                id=exercise.id
-            )
+            nb.cells[first].metadata["student_edition_note"] = RELEASED_NOTE.format(id=exercise.id)
         notes = [
             (i, c.metadata.pop("student_edition_note"))
             for i, c in enumerate(nb.cells)
@@ -218,7 +216,10 @@ def build(out=OUT, released=(), pdf=True):
     out = Path(out).resolve()
     src = out / "src"
     stage(src, set(released))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    )
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     subprocess.run(
         [str(jupyter_book), "build", "-W", "-n", "--keep-going", "--all", str(src)],
