@@ -208,7 +208,9 @@ def stage(src, released):
     config["execute"]["execute_notebooks"] = "off"  # built from the stored run
     (src / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     shutil.copy2(ROOT / "_toc.yml", src / "_toc.yml")
-    os.symlink(ROOT / "book-assets", src / "book-assets", target_is_directory=True)
+    # the theme's files, and nbcore's source, which chapters quote with literalinclude
+    for folder in ("book-assets", "nbcore"):
+        os.symlink(ROOT / folder, src / folder, target_is_directory=True)
     shutil.copy2(ROOT / "tools" / "build_pdf.py", src / "tools" / "build_pdf.py")
 
 
