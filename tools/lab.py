@@ -112,11 +112,12 @@ def lab_command(root=LAB_ROOT, workspaces=WORKSPACES, extra=()):
         sys.executable, "-m", "jupyterlab",
         f"--ServerApp.root_dir={root}", "--LabApp.default_url=/lab/tree/book",
         f"--LabApp.workspaces_dir={workspaces}",
-        f"--ContentsManager.hide_globs={json.dumps(HIDDEN + [PAIRED_NOTEBOOKS])}",
         "--KernelManager.transport_encryption=auto", "--LabApp.extension_manager=readonly",
         "--LabApp.news_url=None",
         "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
     ]  # fmt: skip
+    # a list option is given once per item on the command line
+    command += [f"--ContentsManager.hide_globs={glob}" for glob in HIDDEN + [PAIRED_NOTEBOOKS]]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")
     return command + list(extra)
