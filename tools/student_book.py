@@ -83,6 +83,27 @@ def graded_note(exercise):
 
 RELEASED_NOTE = "**Solution of Exercise {id}** (released)."
 
+# Sentences of a chapter's exercise introduction that speak of what this edition leaves out.
+BOOK_SENTENCES = re.compile(
+    r"Show solution|prints\s+\*correct\*|student copy|make student", re.IGNORECASE
+)
+EDITION_SENTENCE = (
+    "Work them in your student copy of this chapter; their solutions appear here once the "
+    "chapter is released."
+)
+
+
+def edition_prose(source):
+    """A markdown cell with the sentences about folded solutions and check cells replaced."""
+    paragraphs = re.split(r"(\n\s*\n)", source)
+    for index, paragraph in enumerate(paragraphs):
+        if not BOOK_SENTENCES.search(paragraph):
+            continue
+        sentences = re.split(r"(?<=[.!?])\s+", paragraph.strip())
+        kept = [sentence for sentence in sentences if not BOOK_SENTENCES.search(sentence)]
+        paragraphs[index] = " ".join(" ".join([*kept, EDITION_SENTENCE]).split())
+    return "".join(paragraphs)
+
 
 def _solution_only_names(nb, exercises):
     """Names and glued values that only solution cells define (no other code cell binds them)."""
@@ -163,6 +184,9 @@ def student_notebook(nb, released=False):
             cells.append(note)
         if index not in removed:
             cells.append(cell)
+    for cell in cells:
+        if cell.cell_type == "markdown" and cell.metadata.get("role") != "graded_note":
+            cell.source = edition_prose(cell.source)
     nb.cells = cells
     return _fresh_ids(nb)
 
