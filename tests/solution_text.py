@@ -39,7 +39,12 @@ def _lines(text):
 
 
 def _telling(line):
-    return len(comparable(line)) >= MIN_LENGTH and not line.startswith("#")
+    """Long enough, not a comment, and more than a name (an answer's name is public)."""
+    return (
+        len(comparable(line)) >= MIN_LENGTH
+        and not line.startswith("#")
+        and not re.fullmatch(r"[\w.]+,?", line)
+    )
 
 
 def notebook_text(nb):
