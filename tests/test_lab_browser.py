@@ -186,38 +186,6 @@ def _check_prose(chapter, page, unresolved, expected):
     return numbers
 
 
-@pytest.mark.parametrize("chapter", CHAPTERS)
-def test_chapter_opens_in_lab_as_prose_with_its_numbers(lab, driver, chapter):
-    """Opened, not run: jupyterlab-myst shows the values the executed chapter stored."""
-    expected = glued_values(nbformat.read(ROOT / "book" / f"{chapter}.ipynb", as_version=4))
-    page, unresolved = _open(driver, lab, chapter, expected)
-    _check_prose(chapter, page, unresolved, expected)
-
-
-def test_chapter_runs_in_lab_and_shows_numbers_not_markup(lab, driver):
-    """Run All: every cell runs in the Lab kernel and the text shows the fresh values."""
-    nb = nbformat.read(ROOT / "book" / f"{CHAPTER}.ipynb", as_version=4)
-    expected = glued_values(nb)
-    assert len(expected) >= 10, "the chapter's executed notebook stores its expressions"
-    # the values can only come from the kernel: the served copy has none stored
-    served = lab.root / "book" / f"{CHAPTER}.ipynb"
-    assert served.resolve() != (ROOT / "book" / f"{CHAPTER}.ipynb").resolve()
-    for cell in nb.cells:
-        cell.metadata.pop("user_expressions", None)
-    nbformat.write(nb, served)
-    os.utime(served.with_suffix(".md"))  # the text stays the newer file of the pair, as in book/
-    driver.get(f"{lab.url}/lab/tree/book/{CHAPTER}.md?reset&token={TOKEN}")
-    # as a reader would, wait for the page: jupyterlab-myst evaluates only the expressions of
-    # cells it has already parsed when Run All reaches them (jupyterlab-myst#175)
-    _settled(driver, CHAPTER, {}, seconds=180)
-    time.sleep(2)
-    prompts = _run_all(driver)
-    assert all(re.fullmatch(r"\[\d+\]:", p.strip()) for p in prompts), prompts
-    page, unresolved = _settled(driver, CHAPTER, expected)  # re-rendered with fresh values
-    numbers = _check_prose(CHAPTER, page, unresolved, expected)
-    assert len(numbers) >= 10
-
-
 def _api(lab, path, method="GET"):
     request = urllib.request.Request(
         f"{lab.url}/api/{path}", method=method, headers={"Authorization": f"token {TOKEN}"}
@@ -254,13 +222,16 @@ def _save(chromium):
     ).click()
 
 
-def test_running_every_chapter_in_lab_leaves_the_repository_unchanged(lab, driver):
-    """Each chapter is run (Run All) and saved in Lab: its copy changes, book/ does not."""
+def test_every_chapter_opens_runs_and_leaves_the_repository_unchanged(lab, driver):
+    """Each chapter opens with its stored numbers shown as prose, is run (Run All) and saved
+    in Lab: its copy changes, book/ does not, and no kernel warns of plain-TCP sockets."""
     for chapter in CHAPTERS:
         copy = lab.root / "book" / f"{chapter}.ipynb"
         saved_before = copy.stat().st_mtime_ns
         expected = glued_values(nbformat.read(ROOT / "book" / f"{chapter}.ipynb", as_version=4))
-        _open(driver, lab, chapter, expected)
+        # opened, not run: jupyterlab-myst shows the values the executed chapter stored
+        page, unresolved = _open(driver, lab, chapter, expected)
+        _check_prose(chapter, page, unresolved, expected)
         prompts = _run_all(driver)
         assert all(re.fullmatch(r"\[\d+\]:", p.strip()) for p in prompts), (chapter, prompts)
         _save(driver)
@@ -273,3 +244,28 @@ def test_running_every_chapter_in_lab_leaves_the_repository_unchanged(lab, drive
     assert _book_digests() == lab.book_before, "running a chapter in Lab changed book/"
     log = lab.log.read_text(encoding="utf-8", errors="replace")
     assert "eavesdrop" not in log.lower(), "a kernel warned that its sockets are not encrypted"
+
+
+# Last: it replaces the served copy of CHAPTER by one without stored values.
+def test_chapter_runs_in_lab_and_shows_numbers_not_markup(lab, driver):
+    """Run All: every cell runs in the Lab kernel and the text shows the fresh values."""
+    nb = nbformat.read(ROOT / "book" / f"{CHAPTER}.ipynb", as_version=4)
+    expected = glued_values(nb)
+    assert len(expected) >= 10, "the chapter's executed notebook stores its expressions"
+    # the values can only come from the kernel: the served copy has none stored
+    served = lab.root / "book" / f"{CHAPTER}.ipynb"
+    assert served.resolve() != (ROOT / "book" / f"{CHAPTER}.ipynb").resolve()
+    for cell in nb.cells:
+        cell.metadata.pop("user_expressions", None)
+    nbformat.write(nb, served)
+    os.utime(served.with_suffix(".md"))  # the text stays the newer file of the pair, as in book/
+    driver.get(f"{lab.url}/lab/tree/book/{CHAPTER}.md?reset&token={TOKEN}")
+    # as a reader would, wait for the page: jupyterlab-myst evaluates only the expressions of
+    # cells it has already parsed when Run All reaches them (jupyterlab-myst#175)
+    _settled(driver, CHAPTER, {}, seconds=180)
+    time.sleep(2)
+    prompts = _run_all(driver)
+    assert all(re.fullmatch(r"\[\d+\]:", p.strip()) for p in prompts), prompts
+    page, unresolved = _settled(driver, CHAPTER, expected)  # re-rendered with fresh values
+    numbers = _check_prose(CHAPTER, page, unresolved, expected)
+    assert len(numbers) >= 10
