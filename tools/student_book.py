@@ -202,6 +202,21 @@ def _fresh_ids(nb):
     return nb
 
 
+def edition_notice(markdown, released):
+    """The welcome page with a note, under its title, saying what this edition leaves out."""
+    shown = ", ".join(sorted(released)) or "none yet"
+    note = (
+        "```{note}\n**Student edition.** The solutions and checks of the graded exercises are "
+        "left out of this edition until their chapter is released (chapters released: "
+        f"{shown}). Each exercise says where your answer goes and how it is graded.\n```\n"
+    )
+    lines = markdown.splitlines(keepends=True)
+    title = next((i for i, line in enumerate(lines) if line.startswith("# ")), None)
+    if title is None:
+        return note + "\n" + markdown
+    return "".join(lines[: title + 1]) + "\n" + note + "".join(lines[title + 1 :])
+
+
 def chapters():
     """The executed chapter notebooks of book/ (NN_slug.ipynb)."""
     return sorted(p for p in (ROOT / "book").glob("*.ipynb") if CHAPTER.match(p.stem))
@@ -218,6 +233,11 @@ def stage(src, released):
     for page in sorted((ROOT / "book").iterdir()):
         if page.suffix == ".md" and page.name not in paired:
             shutil.copy2(page, src / "book" / page.name)
+    root = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))["root"]
+    welcome = src / (root + ".md")
+    welcome.write_text(
+        edition_notice(welcome.read_text(encoding="utf-8"), released), encoding="utf-8"
+    )
     for path in notebooks:
         nb = nbformat.read(path, as_version=4)
         number = CHAPTER.match(path.stem).group(1)
