@@ -105,6 +105,21 @@ def test_released_lists_chapter_numbers():
         student_book.parse_released("01,intro")
 
 
+def test_the_staged_sources_are_the_edition(tmp_path):
+    student_book.stage(tmp_path / "src", {"01"})
+    welcome = (tmp_path / "src" / "book" / "00_welcome.md").read_text(encoding="utf-8")
+    assert "**Student edition.**" in welcome and "chapters released: 01" in welcome
+    staged = sorted(p.name for p in (tmp_path / "src" / "book").glob("*.ipynb"))
+    assert staged == [p.name for p in CHAPTERS]
+    pages = sorted(p.name for p in (tmp_path / "src" / "book").glob("*.md"))
+    assert pages == ["00_notation.md", "00_welcome.md", "bibliography.md"]  # chapters: the run
+    for path in CHAPTERS:
+        nb = nbformat.read(tmp_path / "src" / "book" / path.name, as_version=4)
+        roles = {cell.metadata.get("role") for cell in nb.cells}
+        assert ("released_solution" in roles) == path.stem.startswith("01_")
+        assert "solution" not in roles
+
+
 # ------------------------------------------------------------------------ the built edition
 
 
