@@ -12,14 +12,18 @@ STAMP  := $(VENV)/.installed
 JS_STAMP := book-assets/static/offline-js/pins.json
 NBVAL    := --nbval --nbval-current-env --nbval-sanitize-with book/sanitize.cfg
 
-.PHONY: help install system system-grading book pdf test lint lab student grade bench clean execute book-html test-notebooks
+.PHONY: help install system system-grading book pdf test lint lab student grade bench clean \
+	execute book-html test-notebooks book-student wheel
 
 help:
 	@echo "make book     build the HTML course book into _build/html, with its PDF"
 	@echo "make pdf      print the book to _build/pdf/book.pdf (Chromium, no TeX)"
 	@echo "make test     run every test (unit tests, notebooks, book build checks)"
 	@echo "make lab      start JupyterLab on the book"
-	@echo "make student  write student copies of the chapters into _build/student"
+	@echo "make student  write student copies of the chapters into _build/student (CHAPTER=03: one)"
+	@echo "make execute  run the chapters, store their outputs in book/*.ipynb (CHAPTER=03: one)"
+	@echo "make book-student  the book without unreleased solutions (RELEASED=01,02)"
+	@echo "make wheel    dist/nbcore-<version>-py3-none-any.whl for the students' install"
 	@echo "make grade NB=path   grade one submitted notebook or a folder of them"
 	@echo "make bench    time nbcore against scikit-learn, and grading 50 copies"
 
@@ -82,39 +86,54 @@ book: book-html
 pdf: system $(STAMP) $(JS_STAMP)
 	$(BIN)/python tools/build_pdf.py
 
-# Sync each book/NN_slug.md with its .ipynb and store the outputs of a real run in the .ipynb.
+# Sync each book/NN_slug.md with its .ipynb (the newer file of the pair gives the cells' text
+# to the other) and store the outputs of a real run in the .ipynb. CHAPTER=03 (or 03,05): only
+# those chapters.
+comma := ,
+CHAPTER_NUMBERS := $(subst $(comma), ,$(CHAPTER))
 execute: $(STAMP)
-	$(BIN)/python tools/execute.py
+	$(BIN)/python tools/execute.py $(CHAPTER_NUMBERS)
+
+# The student edition: the book with the solutions and checks of every chapter not listed in
+# RELEASED (RELEASED=01,02) left out, built from the stored outputs into
+# _build/student-book/html/ and _build/student-book/book.pdf (tools/student_book.py).
+book-student: system $(STAMP) $(JS_STAMP)
+	$(BIN)/python tools/student_book.py $(if $(RELEASED),--released '$(RELEASED)')
+
+# What students install: dist/nbcore-<version>-py3-none-any.whl, nbcore and the dependencies
+# of its course extra; no chapter, no solution (tests/test_wheel.py).
+wheel: $(STAMP)
+	rm -rf build
+	$(BIN)/python -m pip wheel --quiet --disable-pip-version-check --no-deps -w dist .
+	rm -rf build
+	@ls dist/nbcore-*-py3-none-any.whl
 
 # Every cell of every chapter notebook runs; its output must equal the stored one.
 test-notebooks: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadscope $(NBVAL) book
 
-# JupyterLab on the book with the .venv kernel (the env's kernels win over user ones); MyST .md
-# chapters open as notebooks (book-assets/jupyter/labconfig). Nothing is fetched from the web:
-# no extension manager listings, no news feed, no update check. Its workspaces (open tabs,
-# layout) are the project's own, in _build/lab-workspaces, not ~/.jupyter/lab/workspaces;
-# kernels talk to the server over CurveZMQ-encrypted sockets, not plain TCP.
-LAB_WORKSPACES := $(CURDIR)/_build/lab-workspaces
-
+# JupyterLab on copies of the chapters in _build/lab/book (tools/lab.py), so that running a
+# chapter never changes the repository's book/: a copy is made again when the book's file
+# changes, and a copy edited in Lab is then kept in _build/lab/.replaced/. The file browser
+# shows one file per chapter (its MyST .md, which opens as a notebook with the outputs of the
+# hidden paired .ipynb). The .venv kernel (the env's kernels win over user ones); the project's
+# Lab settings (book-assets/jupyter/labconfig); nothing fetched from the web (no extension
+# manager listings, no news feed, no update check); workspaces (open tabs, layout) of its own
+# in _build/lab-workspaces; kernels talk to the server over CurveZMQ-encrypted sockets.
+# LAB_ARGS="--no-browser --port 8890" passes options to jupyter lab; LAB_FRESH=1 copies anew.
 lab: system $(STAMP)
-	mkdir -p $(LAB_WORKSPACES)
-	JUPYTER_PREFER_ENV_PATH=1 JUPYTER_CONFIG_PATH=$(CURDIR)/book-assets/jupyter \
-		$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/book \
-		--LabApp.workspaces_dir=$(LAB_WORKSPACES) --KernelManager.transport_encryption=auto \
-		--LabApp.extension_manager=readonly --LabApp.news_url=None \
-		--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate \
-		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
+	$(BIN)/python tools/lab.py $(if $(LAB_FRESH),--fresh) $(if $(LAB_ARGS),-- $(LAB_ARGS))
 
 # --- classroom: student copies and grading (nbcore/classroom, format in CONTRIBUTING.md) --
 # Student copies of every chapter: solutions and expected values removed, answer cells in
 # their place. ROSTER=roster.csv: one copy per student, on the student's own variant (needs the
 # course secret: NBCORE_COURSE_SECRET, or SECRET_FILE=path).
 # CHAPTERS=path/: a folder of chapters of your own (private exercises) instead of book/.
+# CHAPTER=03 (or 03,05): only those chapters of that folder.
 CHAPTERS ?= book
-
+CHAPTER_FILES = $(foreach n,$(CHAPTER_NUMBERS),$(or $(wildcard $(CHAPTERS)/$(n)_*.ipynb),$(error no chapter $(n) in $(CHAPTERS)/)))
 student: $(STAMP)
-	$(BIN)/python -m nbcore.classroom student '$(CHAPTERS)' --out _build/student \
+	$(BIN)/python -m nbcore.classroom student $(if $(CHAPTER),$(CHAPTER_FILES),'$(CHAPTERS)') --out _build/student \
 		$(if $(ROSTER),--roster '$(ROSTER)') $(if $(SECRET_FILE),--secret-file '$(SECRET_FILE)')
 
 # Grade one returned notebook or a folder of them (a folder also gets gradebook_<chapter>.csv

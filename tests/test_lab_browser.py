@@ -1,20 +1,22 @@
-"""A chapter in JupyterLab reads as it reads in the book: no raw MyST, its numbers shown.
+"""A chapter in JupyterLab reads as it reads in the book, runs, and leaves the repository as it was.
 
-JupyterLab (with jupyterlab-myst and jupytext, as ``make lab`` runs it) serves a copy of
-``book/`` (Lab's autosave must not touch the repository); headless Chromium opens a chapter's
-MyST file as a notebook, runs every cell, and reads the rendered markdown. Every inline
-expression must show the value the executed chapter stored for it, and no role, directive or
-label may be left as markup.
+JupyterLab is started as ``make lab`` starts it (``tools/lab.py``: copies of ``book/`` in a
+folder of its own, the paired ``.ipynb`` files hidden, jupyterlab-myst and jupytext); headless
+Chromium opens each chapter's MyST file as a notebook and reads the rendered markdown. Every
+inline expression must show the value the executed chapter stored for it, and no role,
+directive or label may be left as markup. Then every chapter is run (Run All) and saved: the
+copies change, and not one byte of ``book/`` does.
 """
 
+import hashlib
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -25,6 +27,8 @@ import test_book_browser
 from nbcore.classroom.prose import glued_values
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import lab as lab_tool  # noqa: E402 - tools/lab.py, what make lab runs
 
 pytestmark = pytest.mark.browser
 
@@ -42,28 +46,28 @@ def _free_port():
         return s.getsockname()[1]
 
 
+def _book_digests():
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in lab_tool.book_files()}
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     root = tmp_path_factory.mktemp("lab")
-    shutil.copytree(ROOT / "book", root / "book")
+    before = _book_digests()
+    lab_tool.prepare(root, log=lambda message: None)
     port = _free_port()
-    env = dict(
-        os.environ,
-        JUPYTER_PREFER_ENV_PATH="1",
-        JUPYTER_CONFIG_PATH=str(ROOT / "book-assets" / "jupyter"),
-    )
-    command = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
-        "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}",
-        f"--ServerApp.root_dir={root}", f"--LabApp.workspaces_dir={root / 'workspaces'}",
-        "--KernelManager.transport_encryption=auto", "--LabApp.extension_manager=readonly",
-        "--LabApp.news_url=None",
-        "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
-    ]  # fmt: skip
-    if os.geteuid() == 0:
-        command.append("--allow-root")
+    command = lab_tool.lab_command(
+        root,
+        root / "workspaces",
+        [
+            "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
+            f"--IdentityProvider.token={TOKEN}",
+        ],
+    )  # fmt: skip
     log = open(root / "lab.log", "w")  # noqa: SIM115 - closed below
-    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root)
+    server = subprocess.Popen(
+        command, env=lab_tool.lab_environment(), stdout=log, stderr=subprocess.STDOUT, cwd=root
+    )
     url = f"http://localhost:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -77,7 +81,7 @@ def lab(tmp_path_factory):
     else:
         server.kill()
         pytest.fail(f"JupyterLab did not start: {(root / 'lab.log').read_text()[-2000:]}")
-    yield SimpleNamespace(url=url, root=root)
+    yield SimpleNamespace(url=url, root=root, book_before=before, log=root / "lab.log")
     server.terminate()
     server.wait(30)
     log.close()
@@ -182,14 +186,67 @@ def _check_prose(chapter, page, unresolved, expected):
     return numbers
 
 
-@pytest.mark.parametrize("chapter", CHAPTERS)
-def test_chapter_opens_in_lab_as_prose_with_its_numbers(lab, driver, chapter):
-    """Opened, not run: jupyterlab-myst shows the values the executed chapter stored."""
-    expected = glued_values(nbformat.read(ROOT / "book" / f"{chapter}.ipynb", as_version=4))
-    page, unresolved = _open(driver, lab, chapter, expected)
-    _check_prose(chapter, page, unresolved, expected)
+def _api(lab, path, method="GET"):
+    request = urllib.request.Request(
+        f"{lab.url}/api/{path}", method=method, headers={"Authorization": f"token {TOKEN}"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        body = response.read()
+    return json.loads(body) if body else None
 
 
+def test_the_file_browser_shows_one_file_per_chapter(lab):
+    listing = [item["name"] for item in _api(lab, "contents/book")["content"]]
+    for chapter in CHAPTERS:
+        shown = [name for name in listing if name.startswith(chapter + ".")]
+        assert shown == [f"{chapter}.md"], (chapter, shown)
+    # hidden from the listing only: the paired notebook is still there for jupytext
+    assert _api(lab, f"contents/book/{CHAPTERS[0]}.ipynb?content=0")["type"] == "notebook"
+
+
+def _save(chromium):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ready
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(chromium, 60)
+    wait.until(
+        ready.element_to_be_clickable(
+            (By.XPATH, "//li[contains(@class,'lm-MenuBar-item')][.//div[text()='File']]")
+        )
+    ).click()
+    wait.until(
+        ready.element_to_be_clickable(
+            (By.CSS_SELECTOR, "li.lm-Menu-item[data-command='docmanager:save']")
+        )
+    ).click()
+
+
+def test_every_chapter_opens_runs_and_leaves_the_repository_unchanged(lab, driver):
+    """Each chapter opens with its stored numbers shown as prose, is run (Run All) and saved
+    in Lab: its copy changes, book/ does not, and no kernel warns of plain-TCP sockets."""
+    for chapter in CHAPTERS:
+        copy = lab.root / "book" / f"{chapter}.ipynb"
+        saved_before = copy.stat().st_mtime_ns
+        expected = glued_values(nbformat.read(ROOT / "book" / f"{chapter}.ipynb", as_version=4))
+        # opened, not run: jupyterlab-myst shows the values the executed chapter stored
+        page, unresolved = _open(driver, lab, chapter, expected)
+        _check_prose(chapter, page, unresolved, expected)
+        prompts = _run_all(driver)
+        assert all(re.fullmatch(r"\[\d+\]:", p.strip()) for p in prompts), (chapter, prompts)
+        _save(driver)
+        deadline = time.monotonic() + 120
+        while copy.stat().st_mtime_ns == saved_before and time.monotonic() < deadline:
+            time.sleep(1)
+        assert copy.stat().st_mtime_ns != saved_before, f"{chapter}: Lab did not save the copy"
+        for kernel in _api(lab, "kernels"):  # one chapter's kernel at a time
+            _api(lab, f"kernels/{kernel['id']}", method="DELETE")
+    assert _book_digests() == lab.book_before, "running a chapter in Lab changed book/"
+    log = lab.log.read_text(encoding="utf-8", errors="replace")
+    assert "eavesdrop" not in log.lower(), "a kernel warned that its sockets are not encrypted"
+
+
+# Last: it replaces the served copy of CHAPTER by one without stored values.
 def test_chapter_runs_in_lab_and_shows_numbers_not_markup(lab, driver):
     """Run All: every cell runs in the Lab kernel and the text shows the fresh values."""
     nb = nbformat.read(ROOT / "book" / f"{CHAPTER}.ipynb", as_version=4)
@@ -197,6 +254,7 @@ def test_chapter_runs_in_lab_and_shows_numbers_not_markup(lab, driver):
     assert len(expected) >= 10, "the chapter's executed notebook stores its expressions"
     # the values can only come from the kernel: the served copy has none stored
     served = lab.root / "book" / f"{CHAPTER}.ipynb"
+    assert served.resolve() != (ROOT / "book" / f"{CHAPTER}.ipynb").resolve()
     for cell in nb.cells:
         cell.metadata.pop("user_expressions", None)
     nbformat.write(nb, served)

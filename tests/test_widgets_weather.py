@@ -20,7 +20,8 @@ import nbcore
 from nbcore.datasets import load_weather, load_weather_numeric
 from nbcore.widgets import weather
 
-# The numeric columns of the 14 days, by class, copied from the data table (DESIGN.md §7).
+# The numeric columns of the 14 days, by class, copied from Witten & Frank's numeric weather
+# table (the source of nbcore.datasets.load_weather_numeric), not read from the package's CSV.
 TEMPERATURE = {
     "yes": [83, 70, 68, 64, 69, 75, 75, 72, 81],
     "no": [85, 80, 65, 72, 71],

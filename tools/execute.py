@@ -24,7 +24,11 @@ plain TCP, which ipykernel warns about at every start.
 Outputs are never edited by hand: `make test` re-runs every notebook (nbval) and fails when a
 stored output differs from a fresh one.
 
-Usage: ``python tools/execute.py [book/06_weather.md ...]`` (default: every paired chapter).
+Which file of a pair gives the cells' text is decided by jupytext: the newer file by
+modification time (so edit one file of a pair, then run this; CONTRIBUTING.md, "A chapter").
+
+Usage: ``python tools/execute.py [book/06_weather.md | 06 ...]`` (default: every paired
+chapter; a chapter may be named by its number, as ``make execute CHAPTER=06`` does).
 """
 
 import argparse
@@ -163,17 +167,26 @@ def execute(md_path):
     print(f"executed {ipynb_path}")
 
 
+def resolve(name):
+    """A chapter's .md from a path or a chapter number ('3', '03')."""
+    if re.fullmatch(r"\d{1,2}", name):
+        found = sorted(BOOK.glob(f"{int(name):02d}_*.md"))
+        if not found:
+            raise SystemExit(f"no chapter {int(name):02d} in {BOOK}")
+        return found[0]
+    path = Path(name)
+    return path.with_suffix(".md") if path.suffix == ".ipynb" else path
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("chapters", nargs="*", help="MyST chapters (default: all paired)")
     args = parser.parse_args(argv)
-    chapters = [Path(p) for p in args.chapters] or paired_chapters()
+    chapters = [resolve(p) for p in args.chapters] or paired_chapters()
     if not chapters:
         print("no paired chapters found in book/", file=sys.stderr)
         return 1
     for md in chapters:
-        if md.suffix == ".ipynb":
-            md = md.with_suffix(".md")
         execute(md)
     return 0
 
