@@ -6,6 +6,7 @@ and whether sudo asks for a password; stubs that install record their arguments 
 """
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -206,7 +207,13 @@ def test_lab_uses_the_projects_workspaces_and_encrypted_kernels():
         ["make", "-n", "lab"], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0, result.stderr
-    command = result.stdout
+    assert "tools/lab.py" in result.stdout  # make lab starts Lab through tools/lab.py
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import lab
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    command = " ".join(map(str, lab.lab_command()))
     assert f"--LabApp.workspaces_dir={ROOT}/_build/lab-workspaces" in command
     assert "--KernelManager.transport_encryption=auto" in command
     assert "_build/" in (ROOT / ".gitignore").read_text(encoding="utf-8").split()

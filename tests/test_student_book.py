@@ -112,7 +112,7 @@ def test_the_staged_sources_are_the_edition(tmp_path):
     staged = sorted(p.name for p in (tmp_path / "src" / "book").glob("*.ipynb"))
     assert staged == [p.name for p in CHAPTERS]
     pages = sorted(p.name for p in (tmp_path / "src" / "book").glob("*.md"))
-    assert pages == ["00_notation.md", "00_welcome.md", "bibliography.md"]  # chapters: the run
+    assert pages == ["00_notation.md", "00_welcome.md", "bibliography.md", "errata.md"]  # chapters: the run
     for path in CHAPTERS:
         nb = nbformat.read(tmp_path / "src" / "book" / path.name, as_version=4)
         roles = {cell.metadata.get("role") for cell in nb.cells}

@@ -256,6 +256,10 @@ def stage(src, released):
     for folder in ("book-assets", "nbcore"):
         os.symlink(ROOT / folder, src / folder, target_is_directory=True)
     shutil.copy2(ROOT / "tools" / "build_pdf.py", src / "tools" / "build_pdf.py")
+    # the edition and licence files the footer, the welcome page and the title page name
+    for name in ("CITATION.cff", "LICENSE", "LICENSE-CC-BY-4.0.txt", "CHANGELOG.md"):
+        if (ROOT / name).is_file():
+            shutil.copy2(ROOT / name, src / name)
 
 
 def build(out=OUT, released=(), pdf=True):
