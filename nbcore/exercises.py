@@ -5,9 +5,9 @@ An exercise is a labelled block under a chapter's ``## Exercises`` heading: a he
 answer in), one or more *solution* cells, and one *check* cell that compares the answer with
 the expected one and prints a one-line verdict::
 
-    Exercise 6.1: correct (2 points)
-    Exercise 6.1: not yet — hint: it looks as if you forgot the smoothing
-    Exercise 6.1: not attempted — replace the ... in the answer cell with your answer
+    Exercise 9.9: correct (2 points)
+    Exercise 9.9: not yet — hint: it looks as if you forgot the smoothing
+    Exercise 9.9: not attempted — replace the ... in the answer cell with your answer
 
 The book shows the solution folded; student copies (``python -m nbcore.classroom student``)
 replace it with an answer cell and the check with a *self-check* (:func:`self_check`) that
@@ -75,7 +75,7 @@ _VARIANT = {"seed": None}
 
 
 def verdict_line(exercise, status, points=1, hint=None):
-    """The one line a check prints, for example "Exercise 6.1: correct (2 points)"."""
+    """The one line a check prints, for example "Exercise 9.9: correct (2 points)"."""
     unit = "point" if points == 1 else "points"
     if status == CORRECT:
         return f"Exercise {exercise}: correct ({points} {unit})"

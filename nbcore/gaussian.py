@@ -160,6 +160,10 @@ def pool_moments(n_a, mean_a, var_a, n_b, mean_b, var_b):
     offset cancels in delta before anything is squared (chapter 10).
     """
     n_a, n_b = np.asarray(n_a, dtype=float), np.asarray(n_b, dtype=float)
+    if np.any(n_a < 0) or np.any(n_b < 0):
+        raise ValueError(
+            f"n_a and n_b must be counts >= 0; got n_a={n_a.tolist()}, n_b={n_b.tolist()}."
+        )
     mean_a, mean_b = np.asarray(mean_a, dtype=float), np.asarray(mean_b, dtype=float)
     var_a, var_b = np.asarray(var_a, dtype=float), np.asarray(var_b, dtype=float)
     n = n_a + n_b

@@ -467,6 +467,15 @@ def write_shard(directory, index, X, y):
             f"X must be 2-d and y have one label per row; got X of shape {X.shape} and y of "
             f"shape {y.shape}."
         )
+    if y.dtype == object:
+        # np.savez would pickle an object array, which read_shard refuses to load: labels
+        # taken from pandas are stored as text (or refused if they are not all strings)
+        if not all(isinstance(label, str) for label in y):
+            raise TypeError(
+                "y must hold numbers or strings to be saved in a shard; got labels of types "
+                f"{sorted({type(label).__name__ for label in y})}."
+            )
+        y = y.astype(str)
     np.savez(path, X=X, y=y)
     return path
 

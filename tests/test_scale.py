@@ -480,3 +480,20 @@ def test_gaussian_partial_fit_pools_with_pool_moments(monkeypatch):
     for rows in np.array_split(np.arange(30), 3):
         model.partial_fit(X[rows], y[rows], classes=CLASSES)
     assert len(calls) == 3
+
+
+def test_pool_moments_refuses_a_negative_count():
+    # adding a shard of -n records would "remove" one; the function is for pooling only
+    with pytest.raises(ValueError, match="n_a and n_b must be counts >= 0"):
+        scale.pool_moments(10, 13.0, 8.6, -4, 10.0, 2.0)
+
+
+def test_labels_from_pandas_round_trip_through_a_shard(tmp_path):
+    X = np.arange(6.0).reshape(3, 2)
+    y = pd.Series(["spam", "ham", "spam"]).to_numpy()  # an object array
+    path = scale.write_shard(tmp_path, 0, X, y)
+    X_back, y_back = scale.read_shard(path)
+    assert list(y_back) == ["spam", "ham", "spam"]
+    np.testing.assert_array_equal(X_back, X)
+    with pytest.raises(TypeError, match="numbers or strings"):
+        scale.write_shard(tmp_path, 1, X, np.array(["a", 1, None], dtype=object))
