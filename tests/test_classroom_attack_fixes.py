@@ -49,3 +49,26 @@ def test_depth_counts_brackets_outside_strings_only():
     deep = '["\\\\", ' + "[" * 129 + "]" * 129 + "]"
     with pytest.raises(ValueError, match="129|130|more than the 128"):
         answers.loads(deep)
+
+
+def _wide_arrays(count, length):
+    """An encoded list of ``count`` arrays of ``length`` empty strings of type <U9999."""
+    empty = ",".join(['""'] * length)
+    array = f'{{"$":"ndarray","dtype":"<U9999","shape":[{length}],"data":[{empty}]}}'
+    items = ",".join([array] * count)
+    return f'{{"$":"list","items":[{items}]}}'
+
+
+def test_many_wide_arrays_are_refused_by_their_total_size():
+    # 20 arrays of 1600 strings of 9999 characters: each under the limit of one array, 1.3 GB
+    # in all, from 150 kB of text.
+    text = _wide_arrays(20, 1600)
+    assert len(text) < 200_000
+    with pytest.raises(ValueError, match=f"more than the {answers.MAX_DECODED_BYTES} allowed"):
+        answers.loads(text)
+
+
+def test_arrays_within_the_total_size_still_load():
+    value = answers.loads(_wide_arrays(2, 100))
+    assert [array.shape for array in value] == [(100,), (100,)]
+    assert answers.loads(answers.dumps([[1.5] * 10] * 3)) == [[1.5] * 10] * 3
