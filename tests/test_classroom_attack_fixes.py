@@ -4,6 +4,7 @@ Each test performs the attack on the function it targets: the defence must make 
 with a clear reason, and fast (a thread that holds the interpreter stalls the whole grader).
 """
 
+import os
 import threading
 
 import pytest
@@ -72,3 +73,30 @@ def test_arrays_within_the_total_size_still_load():
     value = answers.loads(_wide_arrays(2, 100))
     assert [array.shape for array in value] == [(100,), (100,)]
     assert answers.loads(answers.dumps([[1.5] * 10] * 3)) == [[1.5] * 10] * 3
+
+
+def _results(folder):
+    """A submission whose file name is not UTF-8, refused, and an honest one, graded."""
+    from nbcore.classroom.results import PASSED, ExerciseResult, SubmissionResult
+
+    odd = SubmissionResult(folder / os.fsdecode(b"zz\xfe.ipynb"), "", refused="not a notebook")
+    odd_graded = SubmissionResult(folder / os.fsdecode(b"yy\xff.ipynb"), "90", student="s1")
+    odd_graded.results.append(ExerciseResult("90.1", 2, PASSED))
+    honest = SubmissionResult(folder / "a_honest.ipynb", "90", student="s2")
+    honest.results.append(ExerciseResult("90.1", 2, PASSED))
+    return [odd, odd_graded, honest]
+
+
+def test_file_names_not_utf8_are_reported(tmp_path):
+    from nbcore.classroom.report import format_report, write_gradebooks
+
+    results = _results(tmp_path)
+    texts = [format_report(result, tmp_path) for result in results]
+    for text in texts:
+        text.encode("utf-8")  # printable on a UTF-8 terminal, no lone surrogates
+    assert texts[0].startswith("zz\\xfe.ipynb: refused")
+    written, details = write_gradebooks(results, tmp_path / "out", tmp_path)
+    rows = details.read_text(encoding="utf-8")
+    assert "zz\\xfe.ipynb" in rows and "yy\\xff.ipynb" in rows and "a_honest.ipynb" in rows
+    gradebook = written[0].read_text(encoding="utf-8")
+    assert "s1" in gradebook and "s2" in gradebook

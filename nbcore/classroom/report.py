@@ -14,7 +14,7 @@ def format_report(result, base=None):
     """The table printed for one submission."""
     name = _name(result, base)
     if result.refused:
-        return f"{name}: refused, not graded: {result.refused}"
+        return _printable(f"{name}: refused, not graded: {result.refused}")
     student = f", student {result.student}" if result.student else ""
     lines = [f"{name} (chapter {result.chapter}{student}): {result.score} / {result.out_of} points"]
     width = max([len("exercise")] + [len(r.exercise) for r in result.results])
@@ -23,16 +23,25 @@ def format_report(result, base=None):
         row = f"  {r.exercise:<{width}}  {r.earned:>6}  {r.points:>6}  {r.status:<13}  {r.hint}"
         lines.append(row.rstrip())
     lines += [f"  note: {problem}" for problem in result.problems]
-    return "\n".join(lines)
+    return _printable("\n".join(lines))
+
+
+def _printable(text):
+    """``text`` as valid Unicode: bytes of a file name that are not UTF-8 (which Python holds as
+    lone surrogates) are written as escapes, b"zz\\xfe.ipynb" as "zz\\xfe.ipynb"."""
+    try:
+        return os.fsencode(text).decode("utf-8", "backslashreplace")
+    except UnicodeError:  # a lone surrogate that does not stand for a byte
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _name(result, base):
     if base is not None:
         try:
-            return result.path.relative_to(base).as_posix()
+            return _printable(result.path.relative_to(base).as_posix())
         except ValueError:
             pass
-    return result.path.as_posix()
+    return _printable(result.path.as_posix())
 
 
 _FORMULA = re.compile(r"^[=+\-@\t\r]")
@@ -49,7 +58,7 @@ def cell(value):
 def _write_csv(path, header, rows):
     path = Path(path)
     partial = path.with_name(f".{path.name}.partial")
-    with partial.open("w", newline="", encoding="utf-8") as file:
+    with partial.open("w", newline="", encoding="utf-8", errors="backslashreplace") as file:
         writer = csv.writer(file)
         writer.writerow([cell(h) for h in header])
         for row in rows:
