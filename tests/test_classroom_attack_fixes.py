@@ -100,3 +100,102 @@ def test_file_names_not_utf8_are_reported(tmp_path):
     assert "zz\\xfe.ipynb" in rows and "yy\\xff.ipynb" in rows and "a_honest.ipynb" in rows
     gradebook = written[0].read_text(encoding="utf-8")
     assert "s1" in gradebook and "s2" in gradebook
+
+
+SECRET = b"course-secret-for-the-tests-0123456789"
+
+
+@pytest.fixture(scope="module")
+def roster_copies(tmp_path_factory):
+    """{student: roster copy} for alice and bob, made with SECRET."""
+    import nbformat
+    from classroom_helpers import FIXTURE
+
+    from nbcore.classroom.student import make_student_copies
+
+    work = tmp_path_factory.mktemp("identity")
+    roster = work / "roster.csv"
+    roster.write_text("student\nalice\nbob\n")
+    written = make_student_copies(
+        [FIXTURE], work / "copies", roster=roster, secret=SECRET, log=lambda m: None
+    )
+    return {path.parent.name: nbformat.read(path, as_version=4) for path in written}
+
+
+def _screen(folder, files, secret=SECRET):
+    """Write {name: notebook} (oldest first), screen them; the plans, seals checked."""
+    import nbformat
+    from classroom_helpers import BOOK
+
+    from nbcore.classroom.screen import book_chapters, check_seals, plan_submission
+
+    for age, (name, nb) in enumerate(files.items()):
+        path = folder / f"{name}.ipynb"
+        nbformat.write(nb, path)
+        os.utime(path, (1_700_000_000 + age * 3600,) * 2)  # the later, the newer
+    chapters, loaded = book_chapters(BOOK), {}
+    plans = [
+        plan_submission(n, folder / f"{name}.ipynb", chapters, loaded, secret)
+        for n, name in enumerate(files)
+    ]
+    check_seals(plans, secret)
+    return plans
+
+
+def _edited(nb, **changes):
+    import copy
+
+    nb = copy.deepcopy(nb)
+    for key, value in changes.items():
+        if value is None:
+            del nb.metadata["nbcore"][key]
+        else:
+            nb.metadata["nbcore"][key] = value
+    return nb
+
+
+def test_a_copy_without_seal_or_with_a_forged_one_never_replaces_a_verified_row(
+    roster_copies, tmp_path
+):
+    import csv
+
+    from nbcore.classroom.report import write_gradebooks
+    from nbcore.classroom.results import PASSED, ExerciseResult
+
+    files = {
+        "bob": roster_copies["bob"],
+        "alice": roster_copies["alice"],
+        # newer than bob's own copy: alice's copy, its seal deleted, saying it is bob's
+        "zz_alice_as_bob": _edited(roster_copies["alice"], seal=None, student="bob"),
+        # and a copy saying bob with a forged seal
+        "zz_forged_bob": _edited(roster_copies["alice"], seal="0" * 64, student="bob"),
+    }
+    plans = _screen(tmp_path, files)
+    by_name = {plan.path.stem: plan for plan in plans}
+    assert "carries no seal" in by_name["zz_alice_as_bob"].result.refused
+    assert by_name["zz_alice_as_bob"].result.refused.startswith("flagged:")
+    assert "do not match its seal" in by_name["zz_forged_bob"].result.refused
+    assert by_name["bob"].result.verified and not by_name["bob"].result.refused
+    for plan in plans:  # grading, as far as the gradebook sees it: 2 points each
+        if not plan.result.refused:
+            plan.result.results.append(ExerciseResult("90.1", 2, PASSED))
+    written, _ = write_gradebooks([p.result for p in plans], tmp_path / "out", tmp_path)
+    with written[0].open(encoding="utf-8") as file:
+        rows = {row["student"]: row for row in csv.DictReader(file)}
+    assert rows["bob"]["total"] == "2" and rows["bob"]["note"] == ""
+    assert rows["alice"]["total"] == "2"
+    for name in ("zz_alice_as_bob", "zz_forged_bob"):
+        assert rows[f"{name}.ipynb"]["total"] == "0"
+        assert rows[f"{name}.ipynb"]["note"].startswith("refused: flagged:")
+
+
+def test_one_copy_with_a_bad_seal_is_refused_two_stop_as_a_wrong_secret(roster_copies, tmp_path):
+    from nbcore.classroom.results import GradingError
+
+    forged = {"forged_bob": _edited(roster_copies["alice"], student="bob")}
+    (plan,) = _screen(tmp_path, forged)
+    assert "do not match its seal" in plan.result.refused
+    assert "or the course secret given is not the one" in plan.result.refused
+    wrong = b"another-course-secret-0123456789"
+    with pytest.raises(GradingError, match="matches none of the 2 copies"):
+        _screen(tmp_path, dict(roster_copies), secret=wrong)

@@ -73,6 +73,11 @@ def write_gradebooks(results, folder, base=None):
     ``gradebook_<chapter>.csv``: one row per student (the latest submission when a student
     handed in more than one), columns ``student``, one per exercise (points earned), ``total``,
     ``out_of`` and ``note``. ``gradebook_details.csv``: one row per submission and exercise.
+
+    A verified roster copy (its seal matches) is the row of the student it names. A refused
+    submission is a row of its own, named by its file; so is a submission that is not verified
+    and names a student who has a verified copy: neither replaces a verified student's row.
+    "Latest" is the newest file (modification time, then name) among the copies of one row.
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -85,14 +90,17 @@ def write_gradebooks(results, folder, base=None):
         exercises = []
         for result in chapter_results:
             exercises += [r.exercise for r in result.results if r.exercise not in exercises]
+        verified = {result.student for result in chapter_results if result.verified}
         latest = {}
         for result in chapter_results:
             key = result.student or result.path.stem
+            if result.refused or (key in verified and not result.verified):
+                key = _name(result, base)  # never the row of a verified student
             try:
                 when = result.path.stat().st_mtime
             except OSError:
                 when = 0
-            latest.setdefault(key, []).append((when, result))
+            latest.setdefault(key, []).append(((when, _name(result, base)), result))
         rows = []
         for student in sorted(latest):
             entries = sorted(latest[student], key=lambda pair: pair[0])
