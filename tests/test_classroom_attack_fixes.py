@@ -6,6 +6,7 @@ with a clear reason, and fast (a thread that holds the interpreter stalls the wh
 
 import os
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -199,3 +200,36 @@ def test_one_copy_with_a_bad_seal_is_refused_two_stop_as_a_wrong_secret(roster_c
     wrong = b"another-course-secret-0123456789"
     with pytest.raises(GradingError, match="matches none of the 2 copies"):
         _screen(tmp_path, dict(roster_copies), secret=wrong)
+
+
+def test_code_run_from_a_string_is_flagged():
+    from types import SimpleNamespace as Namespace
+
+    from nbcore.classroom.results import SubmissionResult
+    from nbcore.classroom.similarity import flag_similar
+
+    solution = "p_offer_spam = (counts[0] + 1) / (counts.sum() + 3)\nprint(p_offer_spam)\n"
+    hidden = f"exec(bytes.fromhex({solution.encode().hex()!r}))"
+    chapter = Namespace(
+        nb=Namespace(cells=[Namespace(source=solution)]),
+        exercises=[Namespace(id="90.1", solution_cells=[0])],
+    )
+    plans = [
+        Namespace(
+            number=n,
+            answers={"90.1": [source]},
+            result=SubmissionResult(Path(f"{name}.ipynb"), "90", student=name),
+        )
+        for n, (name, source) in enumerate(
+            [
+                ("hex", hidden),
+                ("b64", "import base64\neval(compile(base64.b64decode('cA=='), 'x', 'exec'))"),
+                ("honest", "p_offer_spam = 6 / 14"),
+                ("runs_own_variable", "code = input()\nexec(code)"),
+            ]
+        )
+    ]
+    notes = flag_similar(chapter, plans)
+    assert notes[(0, "90.1")] == ["90.1 runs code from a string"]
+    assert notes[(1, "90.1")] == ["90.1 runs code from a string"]
+    assert (2, "90.1") not in notes and (3, "90.1") not in notes
