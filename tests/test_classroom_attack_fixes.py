@@ -233,3 +233,45 @@ def test_code_run_from_a_string_is_flagged():
     assert notes[(0, "90.1")] == ["90.1 runs code from a string"]
     assert notes[(1, "90.1")] == ["90.1 runs code from a string"]
     assert (2, "90.1") not in notes and (3, "90.1") not in notes
+
+
+# Forks busy loops that leave the session (os.setsid), as one answer did to starve the others;
+# the parent waits for them and prints the CPU time they were charged.
+BUSY = """
+import os, resource, sys, time
+end = time.monotonic() + 2
+children = []
+for _ in range(6):
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        while time.monotonic() < end:
+            pass
+        os._exit(0)
+    children.append(pid)
+for pid in children:
+    os.waitpid(pid, 0)
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(usage.ru_utime + usage.ru_stime)
+"""
+
+
+def test_busy_loops_in_one_sandbox_get_no_more_than_its_cpu_share():
+    import subprocess
+    import sys
+
+    from nbcore.classroom.confine import Cgroup, cgroup_problem
+    from nbcore.classroom.sandbox import JOIN
+
+    if cgroup_problem():
+        pytest.fail(f"this machine lets the grader make cgroups: {cgroup_problem()}")
+    group = Cgroup(1024**3, 64, cpus=0.25)
+    try:
+        command = ["/bin/sh", "-c", JOIN, "sh", *group.procs, "--", sys.executable, "-c", BUSY]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    finally:
+        group.remove()
+    assert done.returncode == 0, done.stderr
+    # 6 loops for 2 s of wall time: up to 4 s of CPU on 2 cores; a quarter core gives 0.5 s
+    # (the margin: a period of 0.1 s at either end, and start-up)
+    assert float(done.stdout) < 0.9
