@@ -29,6 +29,7 @@ import numpy as np
 
 __all__ = [
     "MAX_ANSWER_BYTES",
+    "MAX_DECODED_BYTES",
     "Unanswered",
     "Opaque",
     "SubmittedEstimator",
@@ -49,9 +50,10 @@ MAX_DEPTH = 20
 # What the text of an answer may hold: JSON nested at most this deep (an encoded value of
 # MAX_DEPTH levels nests about 3 JSON levels per level, an array up to 32 more), and arrays of
 # at most this many bytes once decoded (a 4 MB text of short strings must not become a
-# gigabytes-large array of wide strings).
+# gigabytes-large array of wide strings), all the arrays of one answer together too.
 MAX_JSON_DEPTH = 128
 MAX_ARRAY_BYTES = 64_000_000
+MAX_DECODED_BYTES = 64_000_000
 FINGERPRINT_ROUNDS = 100_000  # PBKDF2 rounds: a guess costs milliseconds, a search costs days
 _DTYPE = re.compile(r"^[<>|=]?([biuf][1248]|b1|U\d{1,4})$")
 
@@ -199,8 +201,13 @@ def _decode_float(text):
     return float(text)
 
 
-def decode(data, _depth=0):
-    """The value that :func:`encode` encoded; ValueError on anything else."""
+def decode(data, _depth=0, _budget=None):
+    """The value that :func:`encode` encoded; ValueError on anything else.
+
+    The arrays of one value together hold at most MAX_DECODED_BYTES once decoded.
+    """
+    if _budget is None:
+        _budget = [MAX_DECODED_BYTES]  # bytes its arrays may still take
     if _depth > MAX_DEPTH + 2:
         raise ValueError("an encoded value nested too deeply")
     if isinstance(data, (list, float, int, str, bool)) or data is None:
@@ -220,19 +227,19 @@ def decode(data, _depth=0):
         return Opaque(data["type"])
     if tag == "estimator":
         params, attributes = (
-            decode(data["params"], _depth + 1),
-            decode(data["attributes"], _depth + 1),
+            decode(data["params"], _depth + 1, _budget),
+            decode(data["attributes"], _depth + 1, _budget),
         )
         if not isinstance(params, dict) or not isinstance(attributes, dict):
             raise ValueError("an encoded estimator needs dicts of parameters and attributes")
         return SubmittedEstimator(data["type"], params, attributes)
     if tag in ("list", "tuple"):
-        items = [decode(item, _depth + 1) for item in data["items"]]
+        items = [decode(item, _depth + 1, _budget) for item in data["items"]]
         return items if tag == "list" else tuple(items)
     if tag == "dict":
-        return {str(key): decode(item, _depth + 1) for key, item in data["items"]}
+        return {str(key): decode(item, _depth + 1, _budget) for key, item in data["items"]}
     if tag == "ndarray":
-        return _decode_array(data, _depth)
+        return _decode_array(data, _depth, _budget)
     raise ValueError(f"not an encoded value: {tag!r}")
 
 
@@ -242,7 +249,7 @@ def _dtype(text):
     return np.dtype(text)
 
 
-def _decode_array(data, depth):
+def _decode_array(data, depth, budget):
     shape = tuple(int(n) for n in data["shape"])
     if any(n < 0 for n in shape) or len(shape) > 32:
         raise ValueError(f"not an array shape: {shape}")
@@ -250,12 +257,18 @@ def _decode_array(data, depth):
     itemsize = 8 if data["dtype"] == "O" else _dtype(data["dtype"]).itemsize
     if size * itemsize > MAX_ARRAY_BYTES:
         raise ValueError(f"an encoded array of {size * itemsize} bytes, over {MAX_ARRAY_BYTES}")
+    budget[0] -= size * itemsize
+    if budget[0] < 0:
+        raise ValueError(
+            f"an answer whose arrays take more than the {MAX_DECODED_BYTES} allowed bytes "
+            "once decoded"
+        )
     if data["dtype"] == "O":
         items = data["flat"]
         if len(items) != size:
             raise ValueError("an encoded array whose data do not fill its shape")
         flat = np.empty(size, dtype=object)
-        flat[:] = [decode(item, depth + 1) for item in items]
+        flat[:] = [decode(item, depth + 1, budget) for item in items]
         return flat.reshape(shape)
     dtype = _dtype(data["dtype"])
     if "flat" in data:
@@ -276,21 +289,24 @@ def dumps(value):
     return json.dumps(encode(value), allow_nan=False, separators=(",", ":"))
 
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_BRACKET = re.compile(r"[\[\]{}]")
+_ESCAPE = re.compile(r"\\.", re.DOTALL)
+_OPEN = np.frombuffer("[{".encode("utf-32-le"), dtype="<u4")
+_CLOSE = np.frombuffer("]}".encode("utf-32-le"), dtype="<u4")
 
 
 def json_depth(text):
     """How deep the arrays and objects of JSON ``text`` nest, counted without parsing it.
 
     The parser recurses once per level, so text nested deeper than the stack allows fails in
-    one thread and not in another; the depth is checked first, the same everywhere.
+    one thread and not in another; the depth is checked first, the same everywhere. The count
+    takes time linear in the length of the text, also for hostile text (unterminated strings):
+    escapes are dropped, the quotes then split the text into strings (odd parts) and the rest
+    (even parts), and only brackets in the rest count.
     """
-    depth = deepest = 0
-    for match in _BRACKET.finditer(_STRING.sub("", text)):
-        depth += 1 if match.group() in "[{" else -1
-        deepest = max(deepest, depth)
-    return deepest
+    outside = "".join(_ESCAPE.sub("", text).split('"')[::2])
+    codes = np.frombuffer(outside.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    steps = np.isin(codes, _OPEN).astype(np.int64) - np.isin(codes, _CLOSE)
+    return int(max(0, np.cumsum(steps).max(initial=0)))
 
 
 def loads(text, max_bytes=MAX_ANSWER_BYTES):

@@ -118,7 +118,7 @@ def test_an_edited_student_id_is_flagged_not_graded_as_another_student(variants)
     assert "'alice\\n' is not a valid id" in refused["alice_newline"]
     with (variants["folder"] / "gradebook_90_spam.csv").open() as file:
         rows = {row["student"]: row for row in __import__("csv").DictReader(file)}
-    assert rows["ALICE"]["note"].startswith("refused: flagged:")
+    assert rows["alice_upper.ipynb"]["note"].startswith("refused: flagged:")
     assert rows["alice"]["total"] == rows["alice"]["out_of"]
 
 
@@ -133,12 +133,14 @@ def test_a_roster_copy_needs_the_secret_to_be_graded(variants, tmp_path, monkeyp
 def test_a_wrong_secret_stops_grading_before_it_starts(variants, tmp_path):
     folder = tmp_path / "returned"
     folder.mkdir()
-    nbformat.write(with_answers(variants["copies"]["alice"], solutions()), folder / "a.ipynb")
+    for name in ("alice", "bob"):
+        copy = with_answers(variants["copies"][name], solutions())
+        nbformat.write(copy, folder / f"{name}.ipynb")
     wrong = tmp_path / "other-course.txt"
     wrong.write_text("another-course-secret-0123456789\n")
     done = grade_folder(folder, "--secret-file", wrong)
     assert done.returncode == 2
-    assert "matches none of the 1 copies made for the students of a roster" in done.stderr
+    assert "matches none of the 2 copies made for the students of a roster" in done.stderr
     assert not (folder / "gradebook_details.csv").exists()
 
 

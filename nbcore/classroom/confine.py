@@ -80,6 +80,7 @@ def keyring_filter(machine=None):
 # --------------------------------------------------------------------------- cgroups
 
 _COUNTER = itertools.count()
+CPU_PERIOD_US = 100_000  # the period of a cgroup's CPU quota
 
 
 def _own_cgroups():
@@ -103,7 +104,7 @@ def _mounts():
             found.setdefault("", fields[1])
         elif fields[2] == "cgroup":
             for option in fields[3].split(","):
-                if option in ("memory", "pids"):
+                if option in ("memory", "pids", "cpu"):
                     found.setdefault(option, fields[1])
     return found
 
@@ -115,24 +116,42 @@ def _v1_parents():
     return None
 
 
+def _v1_cpu_parent():
+    own, mounts = _own_cgroups(), _mounts()
+    if "cpu" not in mounts:
+        return None
+    return Path(mounts["cpu"]) / own.get("cpu", "/").lstrip("/")
+
+
+def _delegated(parent):
+    try:
+        return set((parent / "cgroup.subtree_control").read_text().split())
+    except OSError:
+        return set()
+
+
 def _v2_parent():
     own, mounts = _own_cgroups(), _mounts()
     if "" not in mounts or "" not in own:
         return None
     parent = Path(mounts[""]) / own[""].lstrip("/")
-    try:
-        delegated = (parent / "cgroup.subtree_control").read_text().split()
-    except OSError:
-        return None
-    return parent if {"memory", "pids"} <= set(delegated) else None
+    return parent if {"memory", "pids"} <= _delegated(parent) else None
 
 
 class Cgroup:
-    """The memory and pids cgroup of one sandbox; ``procs`` are the files a process joins by."""
+    """The memory, pids and CPU cgroup of one sandbox; ``procs`` are the files a process joins by.
 
-    def __init__(self, memory_bytes, processes):
+    ``cpus``: the cores the sandbox's processes may use together (CPU bandwidth: a quota of
+    ``cpus`` times the period, 0.1 s), so that busy loops forked by one submission, even in new
+    sessions, cannot starve the submissions graded beside it. The CPU limit is set where the
+    cpu controller can be written (cgroup v1, or v2 with cpu delegated); memory and pids are
+    required.
+    """
+
+    def __init__(self, memory_bytes, processes, cpus=None):
         self.folders, self.procs = [], []
         name = f"nbcore-sandbox-{os.getpid()}-{next(_COUNTER)}"
+        quota = None if cpus is None else max(1000, int(cpus * CPU_PERIOD_US))
         v1 = _v1_parents()
         if v1 is not None:
             settings = {
@@ -144,11 +163,20 @@ class Cgroup:
             }
             for controller, parent in v1.items():
                 self._make(parent / name, settings[controller])
+            cpu = _v1_cpu_parent()
+            if quota is not None and cpu is not None:
+                cpu_limits = {"cpu.cfs_period_us": CPU_PERIOD_US, "cpu.cfs_quota_us": quota}
+                try:
+                    self._make(cpu / name, cpu_limits)
+                except OSError:  # not writable here: memory and pids still hold
+                    pass
             return
         parent = _v2_parent()
         if parent is None:
             raise OSError("no cgroup hierarchy with the memory and pids controllers")
         limits = {"memory.max": memory_bytes, "memory.swap.max": 0, "pids.max": processes}
+        if quota is not None and "cpu" in _delegated(parent):
+            limits["cpu.max"] = f"{quota} {CPU_PERIOD_US}"
         self._make(parent / name, limits)
 
     def _make(self, folder, settings):

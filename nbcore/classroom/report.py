@@ -14,7 +14,7 @@ def format_report(result, base=None):
     """The table printed for one submission."""
     name = _name(result, base)
     if result.refused:
-        return f"{name}: refused, not graded: {result.refused}"
+        return _printable(f"{name}: refused, not graded: {result.refused}")
     student = f", student {result.student}" if result.student else ""
     lines = [f"{name} (chapter {result.chapter}{student}): {result.score} / {result.out_of} points"]
     width = max([len("exercise")] + [len(r.exercise) for r in result.results])
@@ -23,16 +23,25 @@ def format_report(result, base=None):
         row = f"  {r.exercise:<{width}}  {r.earned:>6}  {r.points:>6}  {r.status:<13}  {r.hint}"
         lines.append(row.rstrip())
     lines += [f"  note: {problem}" for problem in result.problems]
-    return "\n".join(lines)
+    return _printable("\n".join(lines))
+
+
+def _printable(text):
+    """``text`` as valid Unicode: bytes of a file name that are not UTF-8 (which Python holds as
+    lone surrogates) are written as escapes, b"zz\\xfe.ipynb" as "zz\\xfe.ipynb"."""
+    try:
+        return os.fsencode(text).decode("utf-8", "backslashreplace")
+    except UnicodeError:  # a lone surrogate that does not stand for a byte
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _name(result, base):
     if base is not None:
         try:
-            return result.path.relative_to(base).as_posix()
+            return _printable(result.path.relative_to(base).as_posix())
         except ValueError:
             pass
-    return result.path.as_posix()
+    return _printable(result.path.as_posix())
 
 
 _FORMULA = re.compile(r"^[=+\-@\t\r]")
@@ -49,7 +58,7 @@ def cell(value):
 def _write_csv(path, header, rows):
     path = Path(path)
     partial = path.with_name(f".{path.name}.partial")
-    with partial.open("w", newline="", encoding="utf-8") as file:
+    with partial.open("w", newline="", encoding="utf-8", errors="backslashreplace") as file:
         writer = csv.writer(file)
         writer.writerow([cell(h) for h in header])
         for row in rows:
@@ -64,6 +73,11 @@ def write_gradebooks(results, folder, base=None):
     ``gradebook_<chapter>.csv``: one row per student (the latest submission when a student
     handed in more than one), columns ``student``, one per exercise (points earned), ``total``,
     ``out_of`` and ``note``. ``gradebook_details.csv``: one row per submission and exercise.
+
+    A verified roster copy (its seal matches) is the row of the student it names. A refused
+    submission is a row of its own, named by its file; so is a submission that is not verified
+    and names a student who has a verified copy: neither replaces a verified student's row.
+    "Latest" is the newest file (modification time, then name) among the copies of one row.
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -76,14 +90,17 @@ def write_gradebooks(results, folder, base=None):
         exercises = []
         for result in chapter_results:
             exercises += [r.exercise for r in result.results if r.exercise not in exercises]
+        verified = {result.student for result in chapter_results if result.verified}
         latest = {}
         for result in chapter_results:
             key = result.student or result.path.stem
+            if result.refused or (key in verified and not result.verified):
+                key = _name(result, base)  # never the row of a verified student
             try:
                 when = result.path.stat().st_mtime
             except OSError:
                 when = 0
-            latest.setdefault(key, []).append((when, result))
+            latest.setdefault(key, []).append(((when, _name(result, base)), result))
         rows = []
         for student in sorted(latest):
             entries = sorted(latest[student], key=lambda pair: pair[0])

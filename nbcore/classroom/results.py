@@ -53,6 +53,7 @@ class SubmissionResult:
     results: list = field(default_factory=list)
     problems: list = field(default_factory=list)
     refused: str = ""
+    verified: bool = False  # a roster copy whose seal matches its student id
 
     @property
     def score(self):

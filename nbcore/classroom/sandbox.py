@@ -65,6 +65,7 @@ class Limits:
 
     memory_bytes: int = 4 * 1024**3
     processes: int = 256
+    cpus: float = 1.0  # cores its processes share (a cgroup CPU quota, where one can be set)
     cpu_seconds: int = 900
     file_bytes: int = 64 * 1024**2
     tmp_bytes: int = 256 * 1024**2
@@ -252,7 +253,9 @@ class Sandbox:
             fds = () if seccomp is None else (seccomp,)
             command = sandbox_command(self.command, self.slot, self.limits, seccomp)
             try:
-                self.cgroup = Cgroup(self.limits.memory_bytes, self.limits.processes)
+                self.cgroup = Cgroup(
+                    self.limits.memory_bytes, self.limits.processes, self.limits.cpus
+                )
                 command = ["/bin/sh", "-c", JOIN, "sh", *self.cgroup.procs, "--", *command]
             except OSError:  # no cgroups here: the per-process limits still hold
                 self.cgroup = None

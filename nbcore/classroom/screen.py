@@ -227,8 +227,11 @@ def check_seals(plans, secret):
     """Check the copies made for the students of a roster against the course secret.
 
     Stops (GradingError) when such copies are graded without the secret, or when the secret
-    matches none of their seals (a wrong secret); otherwise refuses, with a note that says
-    so, each copy whose seal does not match its student id and chapter (an edited id).
+    matches none of their seals and at least two seals were checked (a wrong secret: one
+    copy alone cannot tell a wrong secret from a forged seal, so it is refused instead).
+    Refuses, flagged with a note that says so, each copy whose seal does not match its student
+    id and chapter (an edited id) and each copy that carries no seal (a deleted seal); the
+    others are marked verified: only they are graded as the student they name.
     """
     roster = [p for p in plans if p.chapter is not None and p.student_id is not None]
     if not roster:
@@ -241,7 +244,7 @@ def check_seals(plans, secret):
             "make grade SECRET_FILE=FILE)"
         )
     sealed = [p for p in roster if p.seal is not None]
-    if sealed and not any(p.seal_ok for p in sealed):
+    if len(sealed) >= 2 and not any(p.seal_ok for p in sealed):
         raise GradingError(
             f"the course secret given matches none of the {len(sealed)} copies made for "
             "the students of a roster: it is not the secret they were made with (check "
@@ -249,13 +252,19 @@ def check_seals(plans, secret):
         )
     for plan in roster:
         if plan.seal is None:
-            plan.result.problems.append(
-                "this copy carries no seal: its student id could not be checked"
+            plan.result.refused = (
+                f"flagged: the copy says student {plan.student_id} but carries no seal: its "
+                "student id cannot be checked (the seal was deleted, or the id added)"
             )
+            plan.chapter = None
         elif not plan.seal_ok:
+            alone = " (or the course secret given is not the one it was made with)"
             plan.result.refused = (
                 f"flagged: the copy says student {plan.student_id} and chapter "
                 f"{plan.chapter.name}, which do not match its seal; the copy was made for "
                 "another student or chapter, or its id was edited"
+                + (alone if len(sealed) == 1 else "")
             )
             plan.chapter = None
+        else:
+            plan.result.verified = True

@@ -19,13 +19,26 @@ a note in the gradebook ("similar to the published solution of 8.1", "similar to
 8.2"; two answers that are both like the published solution are not also noted as like each
 other); the score is kept, for the instructor to decide. Independent answers to a short,
 tightly specified exercise can look alike: a flag is a reason to read both, not a verdict.
+
+Code hidden in a string escapes the comparison (``exec(bytes.fromhex("7072..."))`` has none of
+the solution's tokens), so an answer that passes ``exec``, ``eval`` or ``compile`` a value built
+from a string or bytes literal is noted too: "runs code from a string".
 """
 
+import ast
 import io
 import keyword
 import tokenize
 
-__all__ = ["SIMILAR", "SHINGLE", "MIN_RUNS", "tokens", "similarity", "flag_similar"]
+__all__ = [
+    "SIMILAR",
+    "SHINGLE",
+    "MIN_RUNS",
+    "tokens",
+    "similarity",
+    "runs_code_from_string",
+    "flag_similar",
+]
 
 SIMILAR = 0.9
 SHINGLE = 4
@@ -56,6 +69,39 @@ def tokens(sources):
     return found
 
 
+_RUNNERS = {"exec", "eval", "compile"}
+
+
+def _called_name(node):
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def runs_code_from_string(sources):
+    """Whether the cells call exec, eval or compile on a value built from a str/bytes literal."""
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue  # not Python (a magic): the tokens are still compared
+        try:
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.Call) or _called_name(node.func) not in _RUNNERS:
+                    continue
+                for argument in node.args[:1] + [k.value for k in node.keywords]:
+                    for inner in ast.walk(argument):
+                        if isinstance(inner, ast.Constant) and isinstance(
+                            inner.value, (str, bytes)
+                        ):
+                            return True
+        except RecursionError:
+            return True  # nested too deeply to read: worth a look
+    return False
+
+
 def _runs(sources):
     items = tokens(sources)
     return {tuple(items[i : i + SHINGLE]) for i in range(len(items) - SHINGLE + 1)}
@@ -81,8 +127,14 @@ def flag_similar(chapter, plans, threshold=SIMILAR):
         answers = [(plan, _runs(plan.answers.get(exercise.id) or [])) for plan in plans]
         answers = [(plan, runs) for plan, runs in answers if len(runs) >= MIN_RUNS]
         copied = {plan.number for plan, runs in answers if similarity(runs, solution) >= threshold}
+        hidden = {
+            plan.number
+            for plan in plans
+            if runs_code_from_string(plan.answers.get(exercise.id) or [])
+        }
+        found_in = {}
         for plan, runs in answers:
-            found = []
+            found = found_in.setdefault(plan.number, [])
             if plan.number in copied:
                 found.append(f"similar to the published solution of {exercise.id}")
             for other, other_runs in answers:
@@ -92,6 +144,10 @@ def flag_similar(chapter, plans, threshold=SIMILAR):
                     continue  # both like the solution: that is their common source
                 if similarity(runs, other_runs) >= threshold:
                     found.append(f"similar to {other.result.student}'s {exercise.id}")
+        for plan in plans:
+            found = found_in.get(plan.number, [])
+            if plan.number in hidden:
+                found.append(f"{exercise.id} runs code from a string")
             if found:
                 notes[(plan.number, exercise.id)] = found
                 plan.result.problems += found

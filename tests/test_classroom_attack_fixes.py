@@ -1,0 +1,277 @@
+"""Forged replies and submissions built against one step of the grader, each driven directly.
+
+Each test performs the attack on the function it targets: the defence must make it fail alone,
+with a clear reason, and fast (a thread that holds the interpreter stalls the whole grader).
+"""
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from nbcore import answers
+
+
+def _within(seconds, function, *args):
+    """Run ``function(*args)`` in a thread; fail if it is not done in ``seconds``."""
+    outcome = {}
+
+    def target():
+        try:
+            outcome["value"] = function(*args)
+        except Exception as error:  # the outcome under test is often an error
+            outcome["error"] = error
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"{function.__name__} still running after {seconds} s"
+    return outcome
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'a"' * 2_000_000,  # 4 MB of unterminated strings
+        '"' + 'a\\"' * 1_300_000,  # one string, never closed, of escaped quotes
+        '["' + "\\\\" * 1_900_000,  # escaped backslashes, never closed
+    ],
+)
+def test_unterminated_strings_are_refused_fast(text):
+    # A generous bound: the counting this replaced took minutes on 120 KB of such text.
+    outcome = _within(20, answers.loads, text)
+    assert "not JSON" in str(outcome["error"])
+
+
+def test_depth_counts_brackets_outside_strings_only():
+    assert answers.json_depth('{"a": "[[[{{", "b": [[1], "\\"]]]"]}') == 3
+    assert answers.json_depth("[" * 200 + "]" * 200) == 200
+    assert answers.json_depth('"[[[' + "]" * 5) == 0
+    deep = '["\\\\", ' + "[" * 129 + "]" * 129 + "]"
+    with pytest.raises(ValueError, match="129|130|more than the 128"):
+        answers.loads(deep)
+
+
+def _wide_arrays(count, length):
+    """An encoded list of ``count`` arrays of ``length`` empty strings of type <U9999."""
+    empty = ",".join(['""'] * length)
+    array = f'{{"$":"ndarray","dtype":"<U9999","shape":[{length}],"data":[{empty}]}}'
+    items = ",".join([array] * count)
+    return f'{{"$":"list","items":[{items}]}}'
+
+
+def test_many_wide_arrays_are_refused_by_their_total_size():
+    # 20 arrays of 1600 strings of 9999 characters: each under the limit of one array, 1.3 GB
+    # in all, from 150 kB of text.
+    text = _wide_arrays(20, 1600)
+    assert len(text) < 200_000
+    with pytest.raises(ValueError, match=f"more than the {answers.MAX_DECODED_BYTES} allowed"):
+        answers.loads(text)
+
+
+def test_arrays_within_the_total_size_still_load():
+    value = answers.loads(_wide_arrays(2, 100))
+    assert [array.shape for array in value] == [(100,), (100,)]
+    assert answers.loads(answers.dumps([[1.5] * 10] * 3)) == [[1.5] * 10] * 3
+
+
+def _results(folder):
+    """A submission whose file name is not UTF-8, refused, and an honest one, graded."""
+    from nbcore.classroom.results import PASSED, ExerciseResult, SubmissionResult
+
+    odd = SubmissionResult(folder / os.fsdecode(b"zz\xfe.ipynb"), "", refused="not a notebook")
+    odd_graded = SubmissionResult(folder / os.fsdecode(b"yy\xff.ipynb"), "90", student="s1")
+    odd_graded.results.append(ExerciseResult("90.1", 2, PASSED))
+    honest = SubmissionResult(folder / "a_honest.ipynb", "90", student="s2")
+    honest.results.append(ExerciseResult("90.1", 2, PASSED))
+    return [odd, odd_graded, honest]
+
+
+def test_file_names_not_utf8_are_reported(tmp_path):
+    from nbcore.classroom.report import format_report, write_gradebooks
+
+    results = _results(tmp_path)
+    texts = [format_report(result, tmp_path) for result in results]
+    for text in texts:
+        text.encode("utf-8")  # printable on a UTF-8 terminal, no lone surrogates
+    assert texts[0].startswith("zz\\xfe.ipynb: refused")
+    written, details = write_gradebooks(results, tmp_path / "out", tmp_path)
+    rows = details.read_text(encoding="utf-8")
+    assert "zz\\xfe.ipynb" in rows and "yy\\xff.ipynb" in rows and "a_honest.ipynb" in rows
+    gradebook = written[0].read_text(encoding="utf-8")
+    assert "s1" in gradebook and "s2" in gradebook
+
+
+SECRET = b"course-secret-for-the-tests-0123456789"
+
+
+@pytest.fixture(scope="module")
+def roster_copies(tmp_path_factory):
+    """{student: roster copy} for alice and bob, made with SECRET."""
+    import nbformat
+    from classroom_helpers import FIXTURE
+
+    from nbcore.classroom.student import make_student_copies
+
+    work = tmp_path_factory.mktemp("identity")
+    roster = work / "roster.csv"
+    roster.write_text("student\nalice\nbob\n")
+    written = make_student_copies(
+        [FIXTURE], work / "copies", roster=roster, secret=SECRET, log=lambda m: None
+    )
+    return {path.parent.name: nbformat.read(path, as_version=4) for path in written}
+
+
+def _screen(folder, files, secret=SECRET):
+    """Write {name: notebook} (oldest first), screen them; the plans, seals checked."""
+    import nbformat
+    from classroom_helpers import BOOK
+
+    from nbcore.classroom.screen import book_chapters, check_seals, plan_submission
+
+    for age, (name, nb) in enumerate(files.items()):
+        path = folder / f"{name}.ipynb"
+        nbformat.write(nb, path)
+        os.utime(path, (1_700_000_000 + age * 3600,) * 2)  # the later, the newer
+    chapters, loaded = book_chapters(BOOK), {}
+    plans = [
+        plan_submission(n, folder / f"{name}.ipynb", chapters, loaded, secret)
+        for n, name in enumerate(files)
+    ]
+    check_seals(plans, secret)
+    return plans
+
+
+def _edited(nb, **changes):
+    import copy
+
+    nb = copy.deepcopy(nb)
+    for key, value in changes.items():
+        if value is None:
+            del nb.metadata["nbcore"][key]
+        else:
+            nb.metadata["nbcore"][key] = value
+    return nb
+
+
+def test_a_copy_without_seal_or_with_a_forged_one_never_replaces_a_verified_row(
+    roster_copies, tmp_path
+):
+    import csv
+
+    from nbcore.classroom.report import write_gradebooks
+    from nbcore.classroom.results import PASSED, ExerciseResult
+
+    files = {
+        "bob": roster_copies["bob"],
+        "alice": roster_copies["alice"],
+        # newer than bob's own copy: alice's copy, its seal deleted, saying it is bob's
+        "zz_alice_as_bob": _edited(roster_copies["alice"], seal=None, student="bob"),
+        # and a copy saying bob with a forged seal
+        "zz_forged_bob": _edited(roster_copies["alice"], seal="0" * 64, student="bob"),
+    }
+    plans = _screen(tmp_path, files)
+    by_name = {plan.path.stem: plan for plan in plans}
+    assert "carries no seal" in by_name["zz_alice_as_bob"].result.refused
+    assert by_name["zz_alice_as_bob"].result.refused.startswith("flagged:")
+    assert "do not match its seal" in by_name["zz_forged_bob"].result.refused
+    assert by_name["bob"].result.verified and not by_name["bob"].result.refused
+    for plan in plans:  # grading, as far as the gradebook sees it: 2 points each
+        if not plan.result.refused:
+            plan.result.results.append(ExerciseResult("90.1", 2, PASSED))
+    written, _ = write_gradebooks([p.result for p in plans], tmp_path / "out", tmp_path)
+    with written[0].open(encoding="utf-8") as file:
+        rows = {row["student"]: row for row in csv.DictReader(file)}
+    assert rows["bob"]["total"] == "2" and rows["bob"]["note"] == ""
+    assert rows["alice"]["total"] == "2"
+    for name in ("zz_alice_as_bob", "zz_forged_bob"):
+        assert rows[f"{name}.ipynb"]["total"] == "0"
+        assert rows[f"{name}.ipynb"]["note"].startswith("refused: flagged:")
+
+
+def test_one_copy_with_a_bad_seal_is_refused_two_stop_as_a_wrong_secret(roster_copies, tmp_path):
+    from nbcore.classroom.results import GradingError
+
+    forged = {"forged_bob": _edited(roster_copies["alice"], student="bob")}
+    (plan,) = _screen(tmp_path, forged)
+    assert "do not match its seal" in plan.result.refused
+    assert "or the course secret given is not the one" in plan.result.refused
+    wrong = b"another-course-secret-0123456789"
+    with pytest.raises(GradingError, match="matches none of the 2 copies"):
+        _screen(tmp_path, dict(roster_copies), secret=wrong)
+
+
+def test_code_run_from_a_string_is_flagged():
+    from types import SimpleNamespace as Namespace
+
+    from nbcore.classroom.results import SubmissionResult
+    from nbcore.classroom.similarity import flag_similar
+
+    solution = "p_offer_spam = (counts[0] + 1) / (counts.sum() + 3)\nprint(p_offer_spam)\n"
+    hidden = f"exec(bytes.fromhex({solution.encode().hex()!r}))"
+    chapter = Namespace(
+        nb=Namespace(cells=[Namespace(source=solution)]),
+        exercises=[Namespace(id="90.1", solution_cells=[0])],
+    )
+    plans = [
+        Namespace(
+            number=n,
+            answers={"90.1": [source]},
+            result=SubmissionResult(Path(f"{name}.ipynb"), "90", student=name),
+        )
+        for n, (name, source) in enumerate(
+            [
+                ("hex", hidden),
+                ("b64", "import base64\neval(compile(base64.b64decode('cA=='), 'x', 'exec'))"),
+                ("honest", "p_offer_spam = 6 / 14"),
+                ("runs_own_variable", "code = input()\nexec(code)"),
+            ]
+        )
+    ]
+    notes = flag_similar(chapter, plans)
+    assert notes[(0, "90.1")] == ["90.1 runs code from a string"]
+    assert notes[(1, "90.1")] == ["90.1 runs code from a string"]
+    assert (2, "90.1") not in notes and (3, "90.1") not in notes
+
+
+# Forks busy loops that leave the session (os.setsid), as one answer did to starve the others;
+# the parent waits for them and prints the CPU time they were charged.
+BUSY = """
+import os, resource, sys, time
+end = time.monotonic() + 2
+children = []
+for _ in range(6):
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        while time.monotonic() < end:
+            pass
+        os._exit(0)
+    children.append(pid)
+for pid in children:
+    os.waitpid(pid, 0)
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(usage.ru_utime + usage.ru_stime)
+"""
+
+
+def test_busy_loops_in_one_sandbox_get_no_more_than_its_cpu_share():
+    import subprocess
+    import sys
+
+    from nbcore.classroom.confine import Cgroup, cgroup_problem
+    from nbcore.classroom.sandbox import JOIN
+
+    if cgroup_problem():
+        pytest.fail(f"this machine lets the grader make cgroups: {cgroup_problem()}")
+    group = Cgroup(1024**3, 64, cpus=0.25)
+    try:
+        command = ["/bin/sh", "-c", JOIN, "sh", *group.procs, "--", sys.executable, "-c", BUSY]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    finally:
+        group.remove()
+    assert done.returncode == 0, done.stderr
+    # 6 loops for 2 s of wall time: up to 4 s of CPU on 2 cores; a quarter core gives 0.5 s
+    # (the margin: a period of 0.1 s at either end, and start-up)
+    assert float(done.stdout) < 0.9
