@@ -112,7 +112,8 @@ def test_the_staged_sources_are_the_edition(tmp_path):
     staged = sorted(p.name for p in (tmp_path / "src" / "book").glob("*.ipynb"))
     assert staged == [p.name for p in CHAPTERS]
     pages = sorted(p.name for p in (tmp_path / "src" / "book").glob("*.md"))
-    assert pages == ["00_notation.md", "00_welcome.md", "bibliography.md", "errata.md"]  # chapters: the run
+    # the chapters are the run's notebooks; these are the pages without one
+    assert pages == ["00_notation.md", "00_welcome.md", "bibliography.md", "errata.md"]
     for path in CHAPTERS:
         nb = nbformat.read(tmp_path / "src" / "book" / path.name, as_version=4)
         roles = {cell.metadata.get("role") for cell in nb.cells}
