@@ -75,9 +75,6 @@ class PairwiseNB(CategoricalNB):
             return self.pair_count_[i, j]
         return self.pair_count_[j, i].transpose(0, 2, 1)
 
-    def _log_likelihood(self, X):
-        raise NotImplementedError  # each model scores with its own _joint_log_likelihood
-
 
 def _no_missing(estimator, frame):
     """Refuse a missing value, naming the feature and the sample."""
