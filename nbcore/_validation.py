@@ -734,9 +734,12 @@ def check_complement_norm(estimator, log_theta):
     )
 
 
-def check_scores(jll):
-    """Rows whose joint scores cannot be normalised: every class impossible, or infinite."""
-    best = jll.max(axis=1)
+def check_scores(best):
+    """Rows whose joint scores cannot be normalised: every class impossible, or infinite.
+
+    ``best`` holds each sample's largest joint score max_c b_c, shape (n_samples, 1).
+    """
+    best = best.ravel()
     bad = ~np.isfinite(best)
     if bad.any():
         rows = np.flatnonzero(bad)

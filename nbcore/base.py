@@ -164,12 +164,16 @@ class NaiveBayes:
         check.check_is_fitted(self)
         return self._joint_log_likelihood(self._check_X(X))
 
-    def _scores(self, X):
+    def _shifted_scores(self, X):
+        """b_c - B for every sample, B = max_c b_c its largest joint score, and the argmax."""
         # stored class by class (column-major): the max and sum over the classes that follow
         # then run along memory, many times faster than along short rows of a few classes
         jll = np.asfortranarray(self.predict_joint_log_proba(X))
-        check.check_scores(jll)
-        return jll
+        best = jll.max(axis=1, keepdims=True)
+        check.check_scores(best)
+        # b - B is exact for the classes that matter, however large |B| is; the largest shifted
+        # score is 0, so exp of the shifted scores neither overflows nor underflows for it
+        return jll - best
 
     def predict_log_proba(self, X):
         """Log posterior probabilities log P(y=c | x) = b_c - logsumexp(b).
@@ -183,12 +187,10 @@ class NaiveBayes:
         ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
-        jll = self._scores(X)
-        # log P(c | x) = b_c - log sum_c' exp(b_c'), after shifting every b by its largest
-        # value B: b - B is exact for the classes that matter, however large |B| is, so the
-        # log posteriors are exact for the stored scores and the probabilities sum to 1 to
-        # rounding (the scores' own rounding error is not undone; chapter 8)
-        shifted = jll - jll.max(axis=1, keepdims=True)
+        shifted = self._shifted_scores(X)
+        # log P(c | x) = (b_c - B) - log sum_c' exp(b_c' - B): exact for the stored scores, and
+        # the probabilities sum to 1 to rounding (the scores' own rounding error is not undone;
+        # chapter 8)
         return shifted - logsumexp(shifted, axis=1, keepdims=True)
 
     def predict_proba(self, X):
@@ -203,7 +205,11 @@ class NaiveBayes:
         ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
-        return np.exp(self.predict_log_proba(X))
+        # P(c | x) = exp(b_c - B) / sum_c' exp(b_c' - B), the softmax of the shifted scores: the
+        # exp of predict_log_proba, with one exp and one log fewer
+        proba = np.exp(self._shifted_scores(X))
+        proba /= proba.sum(axis=1, keepdims=True)
+        return proba
 
     def predict(self, X):
         """The most probable class of each sample, argmax_c b_c.
@@ -217,8 +223,8 @@ class NaiveBayes:
         ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
-        scores = self._scores(X)
-        return self.classes_[np.argmax(scores, axis=1)]
+        shifted = self._shifted_scores(X)  # argmax_c b_c = argmax_c (b_c - B)
+        return self.classes_[np.argmax(shifted, axis=1)]
 
     def score(self, X, y, sample_weight=None):
         """Mean accuracy of ``predict(X)`` against ``y``, optionally weighted.

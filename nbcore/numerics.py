@@ -203,9 +203,12 @@ def gaussian_log_density(X, mean, var, center=None):
     m = np.mean(mean, axis=0) if center is None else center
     Xc, mu = X - m, mean - m
     precision = 1.0 / var
-    cross = Xc @ (mu * precision).T
+    # each product is taken as (classes, samples) and transposed: the result is stored class by
+    # class (column-major), so that the max and sum over classes that normalise it run along
+    # memory instead of along short rows of a few classes
+    cross = ((mu * precision) @ Xc.T).T
     np.square(Xc, out=Xc)
-    quad = Xc @ precision.T - 2.0 * cross + np.sum(mu**2 * precision, axis=1)
+    quad = (precision @ Xc.T).T - 2.0 * cross + np.sum(mu**2 * precision, axis=1)
     return -0.5 * (np.sum(np.log(2.0 * np.pi * var), axis=1) + quad)
 
 
