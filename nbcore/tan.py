@@ -104,7 +104,10 @@ class TreeAugmentedNB(PairwiseNB):
             N_cb = count.sum(axis=1, keepdims=True)
             seen = count > 0  # 0 log 0 = 0
             ratio = (count * N_c)[seen] / (N_ca * N_cb)[seen]
-            info[i, j] = info[j, i] = np.sum(count[seen] * np.log(ratio)) / N
+            # summed in sorted order: the same terms met in another order (the classes renamed
+            # or reordered) give the same bits, so that edges of equal weight stay equal and the
+            # tree's tie-break (the lowest-numbered feature) does not depend on the class names
+            info[i, j] = info[j, i] = np.sum(np.sort(count[seen] * np.log(ratio))) / N
         return info
 
     def _log_likelihood(self, X):

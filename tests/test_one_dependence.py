@@ -246,3 +246,20 @@ def test_min_parent_count_is_checked():
         AveragedOneDependenceNB(min_parent_count="3").fit(X, y)
     with pytest.raises(ValueError, match="min_parent_count"):
         AveragedOneDependenceNB(min_parent_count=-1).fit(X, y)
+
+
+def test_renaming_the_classes_keeps_the_tree_where_edges_tie():
+    """Edges of equal conditional mutual information, met in another order when the classes are
+    renamed, must stay equal: otherwise their last bits decide the tree. (A case found by the
+    property tests: features 0 and 1 tie as parents of feature 2.)"""
+    X = np.array(
+        [[0, 1, 1, 1], [1, 1, 1, 1], [1, 1, 2, 1], [1, 1, 1, 1], [1, 1, 3, 1], [1, 1, 1, 1]]
+        + [[1, 1, 0, 1], [0, 0, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1]]
+    )
+    classes = np.array([-3, 7, 42, 100])
+    codes = np.array([0, 1, 2, 3, 2, 0, 2, 2, 0, 0, 2])
+    perm = np.array([0, 2, 1, 3])
+    a = TreeAugmentedNB().fit(X, classes[codes])
+    b = TreeAugmentedNB().fit(X, classes[perm[codes]])
+    np.testing.assert_array_equal(a.parent_, b.parent_)
+    np.testing.assert_allclose(b.predict_proba(X)[:, perm], a.predict_proba(X), rtol=1e-12)
