@@ -4,8 +4,10 @@ JupyterLab is started as ``make lab`` starts it (``tools/lab.py``: copies of ``b
 folder of its own, the paired ``.ipynb`` files hidden, jupyterlab-myst and jupytext); headless
 Chromium opens each chapter's MyST file as a notebook and reads the rendered markdown. Every
 inline expression must show the value the executed chapter stored for it, and no role,
-directive or label may be left as markup. Then every chapter is run (Run All) and saved: the
-copies change, and not one byte of ``book/`` does.
+directive or label may be left as markup. Every chapter is then saved, and one chapter with
+explorers is run (Run All) and saved, widget state included: the copies change, and not one byte
+of ``book/`` does. (Every chapter's cells also run under nbval in ``make test``; running each
+one again in Lab would only repeat that, at ten minutes a build.)
 """
 
 import hashlib
@@ -222,9 +224,10 @@ def _save(chromium):
     ).click()
 
 
-def test_every_chapter_opens_runs_and_leaves_the_repository_unchanged(lab, driver):
-    """Each chapter opens with its stored numbers shown as prose, is run (Run All) and saved
-    in Lab: its copy changes, book/ does not, and no kernel warns of plain-TCP sockets."""
+def test_every_chapter_opens_and_saves_and_leaves_the_repository_unchanged(lab, driver):
+    """Each chapter opens with its stored numbers shown as prose and is saved in Lab (CHAPTER,
+    which has explorers, after Run All): its copy changes, book/ does not, and no kernel warns
+    of plain-TCP sockets."""
     for chapter in CHAPTERS:
         copy = lab.root / "book" / f"{chapter}.ipynb"
         saved_before = copy.stat().st_mtime_ns
@@ -232,8 +235,9 @@ def test_every_chapter_opens_runs_and_leaves_the_repository_unchanged(lab, drive
         # opened, not run: jupyterlab-myst shows the values the executed chapter stored
         page, unresolved = _open(driver, lab, chapter, expected)
         _check_prose(chapter, page, unresolved, expected)
-        prompts = _run_all(driver)
-        assert all(re.fullmatch(r"\[\d+\]:", p.strip()) for p in prompts), (chapter, prompts)
+        if chapter == CHAPTER:
+            prompts = _run_all(driver)
+            assert all(re.fullmatch(r"\[\d+\]:", p.strip()) for p in prompts), (chapter, prompts)
         _save(driver)
         deadline = time.monotonic() + 120
         while copy.stat().st_mtime_ns == saved_before and time.monotonic() < deadline:
