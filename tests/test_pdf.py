@@ -295,6 +295,9 @@ def test_title_page_names_the_edition_the_licences_and_how_to_cite(pages):
         assert build_pdf.comparable(words) in first, words
     # the title page stands alone: the book's text starts on the next page
     assert "Who it is for" not in pages[0]
+    # and the title is printed once, not also by the theme's print header above it
+    title = build_pdf.comparable("Naive Bayes classifiers")
+    assert first.startswith(title) and not first.startswith(title * 2), pages[0][:80]
 
 
 def test_printed_exercise_introductions_speak_of_paper(text):

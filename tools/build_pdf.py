@@ -357,7 +357,7 @@ def title_page_html():
     ed, cite = edition()
     title = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["title"]
     return f"""
-<p class="book-title">{escape(title)}</p>
+<h1 class="book-title">{escape(title)}</h1>
 <p class="book-subtitle">An open course book, with the library nbcore</p>
 <p class="book-authors">{escape(ed["authors"])}</p>
 <p class="book-edition">Edition {escape(ed["version"])}, {escape(ed["date_text"])}</p>
