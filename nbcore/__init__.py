@@ -14,6 +14,7 @@ from nbcore.mixed import MixedNB
 from nbcore.multinomial import MultinomialNB
 from nbcore.numerics import logsumexp
 from nbcore.scale import merge
+from nbcore.semi import SemiSupervisedNB
 from nbcore.tan import TreeAugmentedNB
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "MixedNB",
     "MultinomialNB",
     "NotFittedError",
+    "SemiSupervisedNB",
     "TreeAugmentedNB",
     "logsumexp",
     "merge",

@@ -143,8 +143,10 @@ class NaiveBayes:
 
     def _forget(self):
         """Drop everything learned (fit starts over)."""
+        parameters = self._param_defaults()  # a parameter may end in "_" too (lambda_)
         for name in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")]:
-            delattr(self, name)
+            if name not in parameters:
+                delattr(self, name)
 
     # -- prediction
 

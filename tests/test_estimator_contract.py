@@ -68,7 +68,9 @@ def for_folds(Model):
 
 
 def test_the_estimator_list_is_every_estimator_nbcore_exports():
-    exported = {name for name in nbcore.__all__ if name.endswith("NB")}
+    # SemiSupervisedNB wraps one of them (fit only, labels -1 unlabelled): its own tests and
+    # scikit-learn's checks are in test_semi_supervised.py
+    exported = {name for name in nbcore.__all__ if name.endswith("NB")} - {"SemiSupervisedNB"}
     assert {Model.__name__ for Model in ESTIMATORS} == exported
 
 
