@@ -5,7 +5,8 @@ Each submission gets its own sandbox (``bwrap``, Debian package ``bubblewrap``):
 * a **read-only** view of the system folders (/usr, /etc, ...), of the Python installation, of
   the virtual environment and of the ``nbcore`` package, and nothing else of the machine: not
   the book, not the submissions, not the grader's work folder, not the home folders;
-* a private, size-limited ``/tmp`` and home, a new ``/proc`` and ``/dev``;
+* a private, size-limited ``/tmp``, home and ``/dev/shm`` (where multiprocessing keeps its
+  locks: chapter 10's Dask cluster starts worker processes), a new ``/proc`` and ``/dev``;
 * **no network** (``--unshare-net``), its own PID, IPC and UTS namespaces
   (``--unshare-pid --die-with-parent --new-session``): every process the student's code starts
   dies with the sandbox, daemons included;
@@ -108,6 +109,9 @@ def sandbox_command(program, slot=0, limits=None, seccomp_fd=None):
             command += ["--ro-bind", system, system]
             made.add(system)
     command += ["--proc", "/proc", "--dev", "/dev"]
+    # a private, writable /dev/shm: multiprocessing's locks and semaphores are files there, and
+    # without them no worker process starts (chapter 10's Dask cluster: "Nanny failed to start")
+    command += ["--size", str(limits.tmp_bytes), "--perms", "1777", "--tmpfs", "/dev/shm"]
     # the private /tmp and home first: a Python installed below /tmp (a checkout there) is then
     # bound on top of the private /tmp instead of being hidden by it
     command += ["--size", str(limits.tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
