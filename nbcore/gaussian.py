@@ -80,10 +80,10 @@ class GaussianNB(NaiveBayes):
         # stored variances before pooling and added back after. The stored variances carry the
         # previous batch's epsilon, so with var_smoothing > 0 chunked partial_fit differs from
         # fit by about var_smoothing times a variance; with var_smoothing=0 it is exact.
-        n_new, mu_new, var_new = _class_moments(X, Y)
-        epsilon = self.var_smoothing * np.max(_batch_variance(X, Y, n_new, mu_new, var_new))
+        epsilon = self.var_smoothing * np.max(np.var(X, axis=0))
         first_batch = not self.class_count_.any()  # nothing stored yet: no epsilon to take off
         var_past = self.var_ if first_batch else self.var_ - epsilon
+        n_new, mu_new, var_new = _class_moments(X, Y)
         count, theta, var = pool_moments(
             self.class_count_, self.theta_, var_past, n_new, mu_new, var_new
         )
@@ -132,21 +132,6 @@ def _class_moments(X, Y):
         np.square(deviation, out=deviation)
         var = (Y.T @ deviation) / n[:, np.newaxis]
     return n, mu, var
-
-
-def _batch_variance(X, Y, n, mu, var):
-    """The (1/N) variance of every feature over the whole batch, ignoring the weights.
-
-    Without weights (every row of Y holds a single 1) it follows from the class moments by the
-    law of total variance, sum_c N_c [sigma^2_c + (mu_c - mean)^2] / N, with no further pass over
-    X. Sample weights do not enter scikit-learn's epsilon, so with weights it is np.var(X).
-    """
-    if not np.all(Y @ np.ones(Y.shape[1]) == 1.0):
-        return np.var(X, axis=0)
-    seen = n > 0  # a class absent from the batch has no moments (NaN) and weight 0
-    n, mu, var = n[seen, np.newaxis], mu[seen], var[seen]
-    mean = np.sum(n * mu, axis=0) / n.sum()
-    return np.sum(n * (var + (mu - mean) ** 2), axis=0) / n.sum()
 
 
 def pool_moments(n_a, mean_a, var_a, n_b, mean_b, var_b):
