@@ -64,9 +64,9 @@ class Chapter:
             with contextlib.redirect_stdout(io.StringIO()):
                 exec(source, self.ns)
 
-    def answer(self, exercise):
-        """The solution's answer, computed in a copy of the namespace."""
-        ns = dict(self.ns)
+    def answer(self, exercise, **names):
+        """The solution's answer, computed in a copy of the namespace (``names`` replaced)."""
+        ns = {**self.ns, **names}
         for source in self.solution[exercise]:
             exec(source, ns)
         return ns[self.answer_name(exercise)]
@@ -229,12 +229,43 @@ def test_8_3_and_8_4_expected_agree_with_exact_rationals(numerics_chapter):
         n = ch.answer("8.3")
         assert prior * p**n <= bound < prior * p ** (n - 1)
         assert ": correct (" in ch.verdict("8.3", n)
-        # 8.4: p = 1 - 2^-k, too many factors for a loop; check the bound on both sides
-        k = ch.ns["k_rare"]
-        n_rare = ch.answer("8.4")
-        log_p = -math.log1p(-(2.0**-k))
-        assert (n_rare - 1) * log_p < 1075 * math.log(2) <= n_rare * log_p
     ch.redraw(None)
+
+
+def _decimal_log_p(k):
+    """-log(1 - 2^-k) in 80-digit decimal arithmetic."""
+    with localcontext() as context:
+        context.prec = 80
+        return -(1 - Decimal(2) ** -k).ln(), Decimal(2).ln()
+
+
+def test_8_4_every_variant_is_right_in_exact_arithmetic_and_float64(numerics_chapter):
+    """For every k a student may get: the expected n satisfies p^(n-1) > 2^-16495 >= p^n in
+    80-digit arithmetic, and the solution's float64 arithmetic finds the same n."""
+    ch = numerics_chapter
+    for k in ch.ns["RARE_K"]:
+        minus_log_p, log_2 = _decimal_log_p(k)
+        n = ch.answer("8.4", k_rare=k)
+        assert (n - 1) * minus_log_p < 16495 * log_2 <= n * minus_log_p, k
+        assert ": correct (" in ch.verdict("8.4", n, k_rare=k)
+
+
+def test_8_4_each_mistake_as_a_student_makes_it_gets_its_hint(numerics_chapter):
+    """The wrong answers computed the way a student would (float64, their own formula), for
+    every k a student may get, each get the hint written for them."""
+    ch = numerics_chapter
+    for k in ch.ns["RARE_K"]:
+        minus_log_p = -math.log1p(-(2.0**-k))
+        attempts = {
+            "smallest subnormal": math.ceil(16494 * math.log(2) / minus_log_p),
+            "normal range": math.ceil(16382 * math.log(2) / minus_log_p),
+            "float64 limit": math.ceil(1075 * math.log(2) / minus_log_p),
+            "1 - p": math.ceil(16495 * math.log(2) * 2.0**k),
+            "round up": math.ceil(16495 * math.log(2) / minus_log_p) - 1,
+        }
+        for words, wrong in attempts.items():
+            line = ch.verdict("8.4", wrong, k_rare=k)
+            assert words in hint_of(line), (k, words, line)
 
 
 # --------------------------------------------------------------------------- chapter 7
