@@ -233,3 +233,87 @@ def test_variants_differ_from_the_book_and_between_students():
                 exercises.use_variant(None)
             answers.add(repr(np.round(np.asarray(make(namespace)[1], dtype=float), 9)))
         assert len(answers) > 5, exercise
+
+
+# --------------------------------------------------------------------------- exercise 9.3
+# It reads the chapter's learning curves (a sweep of minutes), so it is tested on the curves
+# the executed chapter stored (four decimals: every z of the variants is at least 4 % away
+# from a size's ratio mean / sem, so the rounding moves no answer).
+
+
+@functools.cache
+def _stored_curves():
+    import pandas as pd
+
+    nb = nbformat.read(BOOK / "09_linear.ipynb", as_version=4)
+    (cell,) = [c for c in nb.cells if c.cell_type == "code" and "curves = errors" in c.source]
+    text = next(o["data"]["text/plain"] for o in cell.outputs if "data" in o)
+    rows = [line.split() for line in text.splitlines()[3:] if line.strip()]
+    columns = pd.MultiIndex.from_product([["NB", "LR", "NB - LR"], ["mean", "sem"]])
+    values = [[float(v) for v in row[1:]] for row in rows]
+    return pd.DataFrame(values, index=[int(row[0]) for row in rows], columns=columns)
+
+
+def _variant_z():
+    """The book's z and every z a student may get, read from the data cell."""
+    source = _cells("09_linear", "9.3")["data"][0]
+    return sorted(set(eval(source[source.index("[1.0") : source.index("]") + 1])) | {6.5})  # noqa: S307
+
+
+def _run_93(z, answer=None):
+    cells = _cells("09_linear", "9.3")
+    namespace = {"np": np, "exercises": exercises, "curves": _stored_curves(), "z_93": z}
+    if answer is None:
+        exec(cells["solution"][0], namespace)  # noqa: S102
+    else:
+        namespace["crossing_size"] = answer
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(cells["check"][0], namespace)  # noqa: S102
+    return out.getvalue(), namespace
+
+
+def test_9_3_every_variant_has_its_answer_and_each_mistake_its_hint():
+    curves = _stored_curves()
+    lead = curves[("NB - LR", "mean")] / curves[("NB - LR", "sem")]
+    sizes = list(curves.index)
+    printed = None  # the text's answer, two standard errors
+    for i in range(len(sizes)):
+        if all(lead.iloc[j] > 2 for j in range(i, len(sizes))):
+            printed = sizes[i]
+            break
+    fired = set()
+    for z in _variant_z():
+        # the answer by a plain loop over the sizes, as a student might write it
+        right = next(sizes[i] for i in range(len(sizes)) if all(lead.iloc[i:] > z))
+        assert right != printed, z  # the text's number never answers a variant
+        verdict, namespace = _run_93(z)
+        assert "correct" in verdict.split(":")[1], (z, verdict)
+        assert "correct" in _run_93(z, right)[0].split(":")[1]
+        # each mistake, computed as a student makes it, gets its hint whenever it differs
+        first = next(s for s in sizes if lead[s] > z)
+        means_cross = next(
+            sizes[i]
+            for i in range(len(sizes))
+            if all(curves[("LR", "mean")].iloc[i:] < curves[("NB", "mean")].iloc[i:])
+        )
+        early = sizes[sizes.index(right) - 1] if sizes.index(right) > 0 else None
+        for words, wrong in [
+            ("the first size at which", first),
+            ("the answer for two standard errors", printed),
+            ("where the mean errors cross", means_cross),
+            ("one step too early", early),
+        ]:
+            if wrong is None or wrong == right:
+                continue
+            verdict = _run_93(z, wrong)[0]
+            assert "not yet" in verdict, (z, words, verdict)
+            if words in verdict:
+                fired.add(words)
+    # every hint fires for some student
+    assert fired == {
+        "the first size at which",
+        "the answer for two standard errors",
+        "where the mean errors cross",
+        "one step too early",
+    }, fired
