@@ -101,10 +101,9 @@ def _toy_joints(toy):
     return records, joints
 
 
-@pytest.mark.parametrize("seed", VARIANTS)
-def test_exercise_1_2_bayes_error_and_its_hints(seed, variant):
-    namespace, check = _prepare("01_generative", "1.2", seed, _base_namespace())
-    toy = namespace["toy"]
+def _slips_1_2(toy):
+    """The right answer and {hint fragment: the slip's answer} for the slips that can be told
+    apart (from the answer and from the slips before them), computed as a student would."""
     records, joints = _toy_joints(toy)
     right = joints.min(axis=1).sum()  # two classes: the smaller joint of each record
     predicted = np.array(["a", "b"])[joints.argmax(axis=1)]
@@ -119,23 +118,45 @@ def test_exercise_1_2_bayes_error_and_its_hints(seed, variant):
     for a, b, c in zip(toy["x1"], toy["x2"], toy["y"], strict=True):
         counts.setdefault((a, b), {"a": 0, "b": 0})[c] += 1
     empirical = 1 - sum(max(v.values()) for v in counts.values()) / len(toy)
-    _assert_hints(
-        namespace,
-        check,
-        "toy_bayes_error",
-        "1.2",
-        right,
-        {
-            "the probability of being right": 1 - right,
-            "equally likely": (joints.min(axis=1) / joints.sum(axis=1)).sum(),
-            "error on the training records": training,
-            "gigantic die": empirical,
-        },
-    )
+    smaller_posterior = joints.min(axis=1) / joints.sum(axis=1)
+    slips = {
+        "the probability of being right": 1 - right,
+        "adds up the smaller posterior": smaller_posterior.sum(),
+        "averages the smaller posterior": smaller_posterior.mean(),
+        "error on the training records": training,
+        "gigantic die": empirical,
+    }
+    distinct = {}
+    for fragment, wrong in slips.items():
+        if all(abs(wrong - other) > 1e-3 for other in [right, *distinct.values()]):
+            distinct[fragment] = wrong
+    return right, distinct
+
+
+@pytest.mark.parametrize("seed", VARIANTS)
+def test_exercise_1_2_bayes_error_and_its_hints(seed, variant):
+    namespace, check = _prepare("01_generative", "1.2", seed, _base_namespace())
+    right, distinct = _slips_1_2(namespace["toy"])
+    _assert_hints(namespace, check, "toy_bayes_error", "1.2", right, distinct)
+    # the data cell hands out the table, nothing that computes the answer
+    assert "bayes_error_slips" not in namespace
     if seed is None:
         # the smaller joint of (0,0), (0,1), (1,0), (1,1): 5/12 3/5 2/5, 7/12 3/7 4/7,
         # 5/12 2/5 2/5 and 5/12 2/5 3/5
         assert right == pytest.approx(0.1 + 1 / 7 + 1 / 15 + 0.1, rel=1e-12)
+        assert len(distinct) == 5
+
+
+def test_exercise_1_2_every_hint_fires_for_some_student(variant):
+    fired = set()
+    for seed in range(30):
+        namespace, check = _prepare("01_generative", "1.2", seed, _base_namespace())
+        right, distinct = _slips_1_2(namespace["toy"])
+        for fragment, wrong in distinct.items():
+            line = _verdict(namespace, check, "toy_bayes_error", wrong)
+            assert "not yet" in line and fragment in line, (seed, fragment, line)
+            fired.add(fragment)
+    assert len(fired) == 5, fired
 
 
 @pytest.mark.parametrize("seed", VARIANTS)
@@ -438,3 +459,43 @@ def test_exercise_2_3_covariance_on_storm_days_and_its_hints(seed, variant):
             "mean of rain * lightning": np.mean(r1 * l1),
         },
     )
+
+
+def _slips_1_1(m, c):
+    """The right count and the slips that give a number of their own, computed by hand."""
+    records = 1
+    for values in m:
+        records *= values
+    right = c * records - 1
+    slips = {
+        "sum to one": c * records,
+        "one class's table": records - 1,
+        "not the class prior": c * (records - 1),
+        "naive Bayes count": (c - 1) + c * sum(v - 1 for v in m),
+        "product of the M_d, not their sum": c * sum(m) - 1,
+    }
+    distinct = {}
+    for fragment, wrong in slips.items():
+        if wrong not in [right, *distinct.values()]:
+            distinct[fragment] = wrong
+    return right, distinct
+
+
+@pytest.mark.parametrize("seed", VARIANTS)
+def test_exercise_1_1_joint_table_count_and_its_hints(seed, variant):
+    namespace, check = _prepare("01_generative", "1.1", seed, _base_namespace())
+    right, distinct = _slips_1_1(namespace["feature_values"], namespace["n_classes"])
+    _assert_hints(namespace, check, "n_joint", "1.1", right, distinct)
+    if seed is None:
+        assert right == 2 * 3 * 2 * 4 * 3 * 2 * 5 - 1 == 1439
+        assert len(distinct) == 5
+
+
+def test_exercise_1_1_every_hint_fires_for_some_student(variant):
+    fired = set()
+    for seed in range(20):
+        namespace, check = _prepare("01_generative", "1.1", seed, _base_namespace())
+        right, distinct = _slips_1_1(namespace["feature_values"], namespace["n_classes"])
+        _assert_hints(namespace, check, "n_joint", "1.1", right, distinct)
+        fired.update(distinct)
+    assert len(fired) == 5, fired
