@@ -301,8 +301,40 @@ def test_7_1_doubles_theta_exactly(text_chapter):
 
 
 def test_7_2_nan_answer_gets_the_built_in_hint(text_chapter):
-    line = text_chapter.verdict("7.2", np.array([np.nan, np.nan]))
-    assert "contains NaN" in line
+    line = text_chapter.verdict("7.2", float("nan"))
+    assert "is NaN" in line
+
+
+def test_7_2_absent_words_by_hand_and_each_slip_gets_its_hint(text_chapter):
+    """The absent words' log-odds from the counts, as a student computes it, for the book's
+    message and the variants; each slip, computed the same way, gets its hint."""
+    ch = text_chapter
+    fired = set()
+    for seed in [None, *SEEDS]:
+        ch.redraw(seed)
+        X, labels, counts = ch.ns["X_binary"], ch.ns["labels"], ch.ns["message_counts"]
+        theta = {
+            c: (X[labels == c].sum(axis=0) + 1) / ((labels == c).sum() + 2) for c in ("ham", "spam")
+        }
+        absent = counts == 0
+        off = {c: np.log(1 - theta[c]) for c in theta}
+        right = float(np.sum(off["spam"][absent] - off["ham"][absent]))
+        assert ": correct (" in ch.verdict("7.2", right)
+        prior = np.log((labels == "spam").mean() / (labels == "ham").mean())
+        for words, wrong in {
+            "sums over every word": float(np.sum(off["spam"] - off["ham"])),
+            "that is ham against spam": -right,
+            "that uses log theta_cd": float(
+                np.sum(np.log(theta["spam"][absent]) - np.log(theta["ham"][absent]))
+            ),
+            "adds the log prior ratio": right + prior,
+        }.items():
+            line = ch.verdict("7.2", wrong)
+            assert "not yet" in line, (seed, words, line)
+            if words in line:
+                fired.add(words)
+    ch.redraw(None)
+    assert len(fired) == 4, fired
 
 
 @pytest.mark.parametrize("alpha", [0.25, 0.5, 2.0, 4.0])
