@@ -228,3 +228,34 @@ def test_the_student_copy_hints_each_mistake(chapter_records, tmp_path):
                     exercise,
                     hint,
                 )
+
+
+def test_6_4_the_odds_factor_is_the_likelihood_ratio_whatever_the_outlook():
+    """For every pair a student may get, the answer computed by hand from the weather table
+    (counts of the second feature's value in each class) is correct, and does not depend on
+    the outlook; the odds after both features are refused with their hint."""
+    from fractions import Fraction
+
+    from test_exercises_text_numerics import Chapter
+
+    ch = Chapter("06_weather")
+    weather = ch.ns["weather"]
+    yes, no = weather[weather["play"] == "yes"], weather[weather["play"] == "no"]
+    seconds = [("windy", True), ("windy", False), ("humidity", "high"), ("humidity", "normal")]
+    seconds += [("temperature", "hot"), ("temperature", "mild"), ("temperature", "cool")]
+    for outlook in ("sunny", "rainy"):
+        for feature, value in seconds:
+            known = {"outlook": outlook, feature: value}
+            ratio = Fraction(int((yes[feature] == value).sum()), len(yes)) / Fraction(
+                int((no[feature] == value).sum()), len(no)
+            )
+            assert ": correct (" in ch.verdict("6.4", float(ratio), known_64=known)
+            odds = (
+                Fraction(len(yes), len(no))
+                * Fraction(int((yes["outlook"] == outlook).sum()), len(yes))
+                / Fraction(int((no["outlook"] == outlook).sum()), len(no))
+                * ratio
+            )
+            line = ch.verdict("6.4", float(odds), known_64=known)
+            assert "odds once both are known" in line, (known, line)
+    exercises.use_variant(None)
