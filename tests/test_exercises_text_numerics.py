@@ -173,9 +173,10 @@ def test_every_computed_exercise_varies(numerics_chapter, text_chapter):
 # --------------------------------------------------------------------------- chapter 8
 
 
-def test_8_1_needs_the_shift(numerics_chapter):
-    """b - logsumexp(b) on the raw scores fails at this precision, with its hint; the shifted
-    computation passes; the expected value is the exact log posterior of the scores."""
+def test_8_1_the_recipes_error_against_exact_arithmetic(numerics_chapter):
+    """The error of b - logsumexp(b), against log posteriors computed in 40-digit decimal
+    arithmetic, is correct; zeros (the same rounding twice) and the spacing get their hints;
+    the error is never zero, so the exercise always has something to find."""
     ch = numerics_chapter
     for seed in [None, *SEEDS]:
         ch.redraw(seed)
@@ -184,11 +185,15 @@ def test_8_1_needs_the_shift(numerics_chapter):
         with localcontext() as ctx:
             ctx.prec = 40
             terms = [(Decimal(float(b)) - Decimal(float(B))).exp() for b in scores]
-            exact = [float(Decimal(float(b)) - Decimal(float(B)) - sum(terms).ln()) for b in scores]
-        line = ch.verdict("8.1", np.array(exact))
-        assert ": correct (" in line
-        naive = scores - exercises_logsumexp(scores)
-        assert "subtract the largest score first" in ch.verdict("8.1", naive)
+            exact = [Decimal(float(b)) - Decimal(float(B)) - sum(terms).ln() for b in scores]
+            naive = scores - exercises_logsumexp(scores)
+            pairs = zip(naive, exact, strict=True)
+            error = np.array([float(Decimal(float(n)) - e) for n, e in pairs])
+        assert np.all(np.abs(error) > 1e-11), (seed, error)
+        assert ": correct (" in ch.verdict("8.1", error)
+        assert "those are zeros" in ch.verdict("8.1", np.zeros(3))
+        assert "spacing of floats" in ch.verdict("8.1", np.full(3, np.spacing(B)))
+        assert "recipe's value minus" in ch.verdict("8.1", -error)
     ch.redraw(None)
 
 
