@@ -69,6 +69,7 @@ class SubmissionResult:
     verified: bool = False  # a roster copy whose seal matches its student id
     late: Late | None = None  # None: on time, or no due date
     submitted: object = None  # when it was handed in (datetime), where known
+    seed: int | None = None  # the variant it was graded on (None: the book's numbers)
     order: tuple = ()  # sorts a student's submissions, the latest last (see unpack.py)
 
     @property

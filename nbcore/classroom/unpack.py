@@ -32,13 +32,21 @@ from pathlib import Path
 
 from nbcore.classroom.screen import MAX_NOTEBOOK_BYTES
 
-__all__ = ["unpack_zip", "collect", "canvas_name", "order_key", "read_times", "UNPACKED"]
+__all__ = [
+    "unpack_zip",
+    "collect",
+    "canvas_name",
+    "canvas_user",
+    "order_key",
+    "read_times",
+    "UNPACKED",
+]
 
 MAX_MEMBERS = 5_000
 MAX_TOTAL_BYTES = 2 * 1024**3
 UNPACKED = "unpacked"
 CHUNK = 1 << 16
-CANVAS_NAME = re.compile(r"^[a-z]+(?P<late>_LATE)?_(?P<user>\d+)_(?P<submission>\d+)_(?P<file>.+)$")
+CANVAS_NAME = re.compile(r"^[^_]+(?P<late>_LATE)?_(?P<user>\d+)_(?P<submission>\d+)_(?P<file>.+)$")
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|]")
 
 
@@ -168,6 +176,12 @@ def canvas_name(name):
     if not match:
         return None
     return int(match["submission"]), bool(match["late"]), match["file"]
+
+
+def canvas_user(name):
+    """The Canvas user id (the roster's ``ID``) of a Canvas download name, or None."""
+    match = CANVAS_NAME.match(Path(name).name)
+    return match["user"] if match else None
 
 
 def read_times(path):
