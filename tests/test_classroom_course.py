@@ -152,3 +152,19 @@ def test_bad_rosters_are_explained(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises(RosterError, match=re.escape(message)):
         read_roster(path)
+
+
+def test_the_readmes_course_file_parses(tmp_path):
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```toml\n(.*?)```", readme, re.S)
+    assert len(blocks) == 1
+    text = "\n".join(line[3:] for line in blocks[0].splitlines())  # the list item's indent
+    (tmp_path / "roster.csv").write_text("s1003\n")
+    (tmp_path / "course-secret.txt").write_text("x" * 32)
+    (tmp_path / "course.toml").write_text(text)
+    course = load_course(tmp_path / "course.toml")
+    assert sorted(course.chapters) == ["01", "03"]
+    assert course.late.extensions == {"s1003": 2}
+    assert course.chapters["03"].points == {"3.2": 3}
