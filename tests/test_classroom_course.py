@@ -136,7 +136,7 @@ def test_plain_roster(tmp_path, text, ids):
     [
         ("", "is empty"),
         ("s1\ns1\n", "row 2: student s1 is listed twice"),
-        ("s1\nbad id\n", "row 2, column 'column 1'"),
+        ("s1\nbad id\n", "row 2: a student id is"),
         (
             "First name,Last name,ID number,Email address\nJohn,Smith,,js@example.org\n",
             "row 2: the moodle roster's student id column 'ID number' is empty",

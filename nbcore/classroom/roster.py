@@ -113,7 +113,7 @@ def read_roster(path):
         try:
             check_student_id(student)
         except VariantError as error:
-            raise RosterError(f"{path}, row {number}, column {key!r}: {error}") from None
+            raise RosterError(f"{path}, row {number}: {error} (column {key!r})") from None
         if student in seen:
             raise RosterError(f"{path}, row {number}: student {student} is listed twice")
         seen.add(student)
