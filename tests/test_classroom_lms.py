@@ -124,3 +124,24 @@ def test_student_copies_only_of_the_courses_chapters(tmp_path):
         if "copies" in p.parts
     )
     assert written == ["ann/91_spam.ipynb"]
+
+
+def test_a_regrade_on_other_seeds_stops(tmp_path):
+    from nbcore.classroom import term
+    from nbcore.classroom.results import GradingError
+
+    graded = [_result("s1", [PASSED, FAILED])]
+    graded[0].seed = 7
+    state = tmp_path / "state"
+    graded[0].path = tmp_path / "s1.ipynb"
+    graded[0].path.write_text("{}")
+    term.store(graded, state)
+    records, paths = term.stored(state)
+    assert paths[0].read_text() == "{}" and paths[0].name == "s1.ipynb"
+    again = [_result("s1", [PASSED, PASSED])]
+    again[0].seed = 7
+    term.restore(again, records)
+    assert term.regrade_changes(again, records) == [("s1", "03_mle", "3.2", 0, 2)]
+    again[0].seed = 8  # another course secret
+    with pytest.raises(GradingError, match="on seed 8, but it was graded as s1 on seed 7"):
+        term.restore(again, records)
