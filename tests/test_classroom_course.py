@@ -168,3 +168,4 @@ def test_the_readmes_course_file_parses(tmp_path):
     assert sorted(course.chapters) == ["01", "03"]
     assert course.late.extensions == {"s1003": 2}
     assert course.chapters["03"].points == {"3.2": 3}
+    assert course.chapters["03"].assignment == "Exercises 3"

@@ -46,6 +46,7 @@ due = 2027-02-05T23:59:00+00:00
 [chapters.91]
 due = 2027-02-12T23:59:00+00:00
 points = { "90.1" = 2 }
+assignment = "Spam, again"
 """
 WRONG_CHECK = "expected=(5 + 1) / (11 + 2),"  # the instructor's slip, fixed before regrading
 RIGHT_CHECK = "expected=(5 + 1) / (11 + 3),"
@@ -191,7 +192,7 @@ def test_the_regrade_reports_every_changed_score(term):
 def test_canvas_file(term):
     root, out, *_ = term
     rows = _rows(out / "canvas_91_spam.csv")
-    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "91_spam"]
+    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Spam, again"]
     assert rows[1][0].strip() == "Points Possible"
     full = float(rows[1][5])
     students = {row[2]: row for row in rows[2:]}

@@ -161,3 +161,10 @@ def test_submission_times_file(tmp_path):
     times.write_text("student,submitted\ns1,yesterday\n")
     with pytest.raises(ValueError, match="row 2: submitted must be a time"):
         read_times(times)
+
+
+def test_a_long_name_is_shortened_and_stays_a_notebook(tmp_path):
+    archive = _zip(tmp_path / "long.zip", [("x" * 300 + "_03_text.ipynb", NB)])
+    written, refused = unpack_zip(archive, tmp_path / "out")
+    assert refused == [] and len(written) == 1
+    assert written[0].suffix == ".ipynb" and len(written[0].name) == 120

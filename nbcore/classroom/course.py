@@ -17,6 +17,7 @@ An example, with every key (dates are TOML date-times; give the offset of your t
     due = 2027-02-05T23:59:00+01:00
     release = 2027-02-08T09:00:00+01:00  # its solutions appear in the student edition
     points = { "1.2" = 3 }           # an exercise's points, else the book's
+    assignment = "Chapter 1 exercises"  # its name in the LMS (else the chapter's file name)
 
 Paths are relative to the course file. :func:`load_course` checks every key and names the
 key and its line when one is wrong.
@@ -50,6 +51,7 @@ class ChapterPlan:
     due: dt.datetime | None = None
     release: dt.datetime | None = None
     points: dict = field(default_factory=dict)  # exercise -> points
+    assignment: str | None = None  # its name in the LMS (the LMS files' grade column)
 
 
 @dataclass
@@ -153,7 +155,10 @@ def _chapter(reader, number, table):
         reader.fail(key, 'a two-digit chapter number such as "01"', number)
     if not isinstance(table, dict):
         reader.fail(key, "a table", table)
-    _known(reader, table, key, ("due", "release", "points"))
+    _known(reader, table, key, ("due", "release", "points", "assignment"))
+    assignment = table.get("assignment")
+    if assignment is not None and (not isinstance(assignment, str) or not assignment.strip()):
+        reader.fail((*key, "assignment"), "the assignment's name in the LMS (text)", assignment)
     points = table.get("points", {})
     if not isinstance(points, dict):
         reader.fail((*key, "points"), 'a table of exercise = points, such as { "1.2" = 3 }', points)
@@ -162,7 +167,7 @@ def _chapter(reader, number, table):
             reader.fail((*key, "points", exercise), "a whole number of points", value)
     due = _datetime(reader, (*key, "due"), table.get("due"))
     release = _datetime(reader, (*key, "release"), table.get("release"))
-    return ChapterPlan(number, due, release, dict(points))
+    return ChapterPlan(number, due, release, dict(points), assignment)
 
 
 def _path(reader, base, key, value):

@@ -77,7 +77,8 @@ def finish(results, term, out, base=None):
     out = Path(out)
     written, details = write_gradebooks(results, out, base)
     if term.roster is not None:
-        names = {}
+        plans = {r.chapter: term.course.chapter(r.chapter) for r in results} if term.course else {}
+        names = {chapter: plan.assignment for chapter, plan in plans.items() if plan}
         missing = term.course.missing if term.course else "zero"
         written += write_lms_files(results, term.roster, out, missing, names)
     if term.refused_files is not None:

@@ -68,7 +68,7 @@ def _safe_parts(name):
         part = _UNSAFE.sub("_", part).strip()
         if part in ("", ".", ".."):
             continue
-        parts.append(part[:120])
+        parts.append(part if len(part) <= 120 else part[:100] + part[-20:])  # keeps .ipynb
     return parts
 
 
