@@ -145,3 +145,21 @@ def test_a_regrade_on_other_seeds_stops(tmp_path):
     again[0].seed = 8  # another course secret
     with pytest.raises(GradingError, match="on seed 8, but it was graded as s1 on seed 7"):
         term.restore(again, records)
+
+
+def test_a_canvas_download_of_a_practice_copy_is_matched_by_canvas_user_id(tmp_path):
+    from nbcore.classroom import term
+
+    roster_file = tmp_path / "canvas.csv"
+    roster_file.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section\n"
+        '"Ames, Ann",101,s1,aames,A\n"Baker, Bob",102,s2,bbaker,A\n'
+    )
+    roster = read_roster(roster_file)
+    name = "amesann_101_5000_03_mle.ipynb"
+    result = _result(Path(name).stem, [PASSED, PASSED], name=name, verified=False)
+    term.finish([result], term.Term(roster=roster), tmp_path)
+    assert result.student == "s1"
+    rows = _rows(tmp_path / "canvas_03_mle.csv")
+    assert rows[2] == ["Ames, Ann", "101", "s1", "aames", "A", "4"]
+    assert rows[3] == ["Baker, Bob", "102", "s2", "bbaker", "A", "0"]
