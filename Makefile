@@ -13,18 +13,21 @@ JS_STAMP := book-assets/static/offline-js/pins.json
 NBVAL    := --nbval --nbval-current-env --nbval-sanitize-with book/sanitize.cfg
 
 .PHONY: help install system system-grading book pdf test lint lab student grade bench clean \
-	execute book-html test-notebooks book-student wheel
+	execute book-html test-notebooks book-student wheel regrade
 
 help:
 	@echo "make book     build the HTML course book into _build/html, with its PDF"
 	@echo "make pdf      print the book to _build/pdf/book.pdf (Chromium, no TeX)"
 	@echo "make test     run every test (unit tests, notebooks, book build checks)"
 	@echo "make lab      start JupyterLab on the book"
-	@echo "make student  write student copies of the chapters into _build/student (CHAPTER=03: one)"
+	@echo "make student  write student copies of the chapters into _build/student (CHAPTER=03: one;"
+	@echo "              COURSE=course.toml: its chapters; ROSTER=roster.csv SECRET_FILE=secret.txt)"
 	@echo "make execute  run the chapters, store their outputs in book/*.ipynb (CHAPTER=03: one)"
-	@echo "make book-student  the book without unreleased solutions (RELEASED=01,02)"
+	@echo "make book-student  the book without unreleased solutions (RELEASED=01,02, or COURSE=)"
 	@echo "make wheel    dist/nbcore-<version>-py3-none-any.whl for the students' install"
-	@echo "make grade NB=path   grade one submitted notebook or a folder of them"
+	@echo "make grade NB=path   grade a submitted notebook, a folder or a ZIP of them (COURSE=,"
+	@echo "              ROSTER=, SECRET_FILE=): gradebooks, canvas_/moodle_<chapter>.csv"
+	@echo "make regrade STATE=grades/state   grade the stored submissions again, report changes"
 	@echo "make bench    time nbcore against scikit-learn, and grading 10 copies of each chapter"
 
 install: system $(STAMP) $(JS_STAMP)
@@ -95,10 +98,11 @@ execute: $(STAMP)
 	$(BIN)/python tools/execute.py $(CHAPTER_NUMBERS)
 
 # The student edition: the book with the solutions and checks of every chapter not listed in
-# RELEASED (RELEASED=01,02) left out, built from the stored outputs into
+# RELEASED (RELEASED=01,02), or released by the dates of COURSE=course.toml, left out, built from the stored outputs into
 # _build/student-book/html/ and _build/student-book/book.pdf (tools/student_book.py).
 book-student: system $(STAMP) $(JS_STAMP)
-	$(BIN)/python tools/student_book.py $(if $(RELEASED),--released '$(RELEASED)')
+	$(BIN)/python tools/student_book.py $(if $(RELEASED),--released '$(RELEASED)') \
+		$(if $(COURSE),--course '$(COURSE)')
 
 # What students install: dist/nbcore-<version>-py3-none-any.whl, nbcore and the dependencies
 # of its course extra; no chapter, no solution (tests/test_wheel.py).
@@ -131,16 +135,29 @@ lab: system $(STAMP)
 # CHAPTERS=path/: a folder of chapters of your own (private exercises) instead of book/.
 # CHAPTER=03 (or 03,05): only those chapters of that folder.
 CHAPTERS ?= book
+# The course file, roster and secret, given the same way to student, grade and regrade.
+CLASSFLAGS = $(if $(COURSE),--course '$(COURSE)') $(if $(ROSTER),--roster '$(ROSTER)') \
+	$(if $(SECRET_FILE),--secret-file '$(SECRET_FILE)')
 CHAPTER_FILES = $(foreach n,$(CHAPTER_NUMBERS),$(or $(wildcard $(CHAPTERS)/$(n)_*.ipynb),$(error no chapter $(n) in $(CHAPTERS)/)))
 student: $(STAMP)
 	$(BIN)/python -m nbcore.classroom student $(if $(CHAPTER),$(CHAPTER_FILES),'$(CHAPTERS)') --out _build/student \
-		$(if $(ROSTER),--roster '$(ROSTER)') $(if $(SECRET_FILE),--secret-file '$(SECRET_FILE)')
+		$(CLASSFLAGS)
 
-# Grade one returned notebook or a folder of them (a folder also gets gradebook_<chapter>.csv
-# and gradebook_details.csv). Student code runs in a bubblewrap sandbox. SECRET_FILE=path: the
-# course secret of roster copies (else NBCORE_COURSE_SECRET); CHAPTERS=path/: the chapters the
-# copies were made from. Options: GRADEFLAGS="--jobs 2 --timeout 30 --budget 600 --out grades".
+# Grade one returned notebook, a folder or a ZIP of them as an LMS hands them out (a folder
+# also gets gradebook_<chapter>.csv and gradebook_details.csv; with a roster, canvas_ and
+# moodle_<chapter>.csv; a state/ folder kept for regrading). Student code runs in a bubblewrap
+# sandbox. SECRET_FILE=path: the course secret of roster copies (else NBCORE_COURSE_SECRET);
+# ROSTER=path or COURSE=course.toml; SUBMITTED=times.csv: when each was handed in (late rule);
+# CHAPTERS=path/: the chapters the copies were made from.
+# Options: GRADEFLAGS="--jobs 2 --timeout 30 --budget 600 --out grades".
 grade: system-grading $(STAMP)
 	@test -n "$(NB)" || { echo "usage: make grade NB=path/to/notebook-or-folder" >&2; exit 2; }
 	$(BIN)/python -m nbcore.classroom grade '$(NB)' --solutions '$(CHAPTERS)' \
-		$(if $(SECRET_FILE),--secret-file '$(SECRET_FILE)') $(GRADEFLAGS)
+		$(CLASSFLAGS) $(if $(SUBMITTED),--submitted '$(SUBMITTED)') $(GRADEFLAGS)
+
+# Grade the submissions a grading kept (STATE=grades/state) again, with the checks as they
+# are now, on the seeds recorded for them; prints every score that changed and rewrites the
+# gradebooks and LMS files (overrides.csv applied).
+regrade: system-grading $(STAMP)
+	@test -n "$(STATE)" || { echo "usage: make regrade STATE=grades/state" >&2; exit 2; }
+	$(BIN)/python -m nbcore.classroom regrade '$(STATE)' --solutions '$(CHAPTERS)' $(CLASSFLAGS)

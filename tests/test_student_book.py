@@ -105,6 +105,20 @@ def test_released_lists_chapter_numbers():
         student_book.parse_released("01,intro")
 
 
+def test_a_course_file_releases_chapters_by_date(tmp_path):
+    import datetime as dt
+
+    (tmp_path / "course.toml").write_text(
+        'name = "Term"\n[chapters.01]\nrelease = 2027-02-08T09:00:00+01:00\n'
+        "[chapters.03]\nrelease = 2027-03-08T09:00:00+01:00\n"
+    )
+    after = dt.datetime(2027, 2, 9, tzinfo=dt.UTC)
+    assert student_book.course_released(tmp_path / "course.toml", after) == {"01"}
+    (tmp_path / "course.toml").write_text('name = "Term"\n[chapters.01]\nrelease = "soon"\n')
+    with pytest.raises(SystemExit, match="line 3: chapters.01.release must be a date-time"):
+        student_book.course_released(tmp_path / "course.toml")
+
+
 def test_the_staged_sources_are_the_edition(tmp_path):
     student_book.stage(tmp_path / "src", {"01"})
     welcome = (tmp_path / "src" / "book" / "00_welcome.md").read_text(encoding="utf-8")

@@ -28,7 +28,10 @@ pages, ``book-assets``), and built from their stored outputs, nothing executed a
 The exercise markup is read by the classroom tools (:mod:`nbcore.classroom.markup`), the same
 reading that makes the student copies.
 
-Usage: ``python tools/student_book.py [--released 01,02] [--out DIR] [--no-pdf]``.
+With ``--course course.toml`` (``make book-student COURSE=course.toml``), the chapters released
+are those whose ``release`` date in the course file has passed.
+
+Usage: ``python tools/student_book.py [--released 01,02 | --course FILE] [--out DIR] [--no-pdf]``.
 """
 
 import argparse
@@ -68,6 +71,16 @@ def parse_released(text):
             raise SystemExit(f"RELEASED must list chapter numbers such as 01,02; got {item!r}")
         released.add(f"{int(item):02d}")
     return released
+
+
+def course_released(path, now=None):
+    """The chapters whose solutions the course file at ``path`` releases by ``now``."""
+    from nbcore.classroom.course import CourseError, load_course
+
+    try:
+        return load_course(path).released(now)
+    except CourseError as error:
+        raise SystemExit(f"error: {error}") from None
 
 
 def graded_note(exercise):
@@ -295,10 +308,16 @@ def main(argv=None):
         default=os.environ.get("RELEASED", ""),
         help="chapters whose solutions are shown, e.g. 01,02 (default: $RELEASED, none)",
     )
+    parser.add_argument(
+        "--course", type=Path, help="course file: chapters released by their release dates"
+    )
     parser.add_argument("--out", type=Path, default=OUT, help="output folder")
     parser.add_argument("--no-pdf", action="store_true", help="build the HTML only")
     args = parser.parse_args(argv)
-    build(args.out, parse_released(args.released), pdf=not args.no_pdf)
+    released = parse_released(args.released)
+    if args.course is not None:
+        released = course_released(args.course)
+    build(args.out, released, pdf=not args.no_pdf)
     return 0
 
 

@@ -22,6 +22,11 @@ def format_report(result, base=None):
     for r in result.results:
         row = f"  {r.exercise:<{width}}  {r.earned:>6}  {r.points:>6}  {r.status:<13}  {r.hint}"
         lines.append(row.rstrip())
+    if result.late:
+        late = result.late
+        lines.append(
+            f"  late: {late.note}, -{late.penalty:g} points: {result.final:g} / {result.out_of}"
+        )
     lines += [f"  note: {problem}" for problem in result.problems]
     return _printable("\n".join(lines))
 
@@ -77,7 +82,9 @@ def write_gradebooks(results, folder, base=None):
     A verified roster copy (its seal matches) is the row of the student it names. A refused
     submission is a row of its own, named by its file; so is a submission that is not verified
     and names a student who has a verified copy: neither replaces a verified student's row.
-    "Latest" is the newest file (modification time, then name) among the copies of one row.
+    "Latest" is the last by ``result.order`` where it is set (:func:`nbcore.classroom.unpack.
+    order_key`), else by modification time, then name. ``total`` is the score less the late
+    penalty (``result.late``); overridden points (``result.override``) count as set.
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -96,11 +103,7 @@ def write_gradebooks(results, folder, base=None):
             key = result.student or result.path.stem
             if result.refused or (key in verified and not result.verified):
                 key = _name(result, base)  # never the row of a verified student
-            try:
-                when = result.path.stat().st_mtime
-            except OSError:
-                when = 0
-            latest.setdefault(key, []).append(((when, _name(result, base)), result))
+            latest.setdefault(key, []).append((_order(result, base), result))
         rows = []
         for student in sorted(latest):
             entries = sorted(latest[student], key=lambda pair: pair[0])
@@ -112,11 +115,13 @@ def write_gradebooks(results, folder, base=None):
             if len(entries) > 1:
                 others = ", ".join(_name(r, base) for _, r in entries[:-1])
                 notes.append(f"graded the latest of {len(entries)} submissions; also: {others}")
+            if result.late:
+                notes.append(f"{result.late.note}: -{result.late.penalty:g} points")
             notes += result.problems
             rows.append(
                 [student]
                 + [earned.get(exercise, 0) for exercise in exercises]
-                + [result.score, result.out_of, "; ".join(notes)]
+                + [result.final, result.out_of, "; ".join(notes)]
             )
         header = ["student", *[f"exercise {e}" for e in exercises], "total", "out_of", "note"]
         written.append(_write_csv(folder / f"gradebook_{chapter}.csv", header, rows))
@@ -163,6 +168,16 @@ def write_gradebooks(results, folder, base=None):
     ]
     details = _write_csv(folder / "gradebook_details.csv", header, rows)
     return written, details
+
+
+def _order(result, base):
+    if result.order:
+        return result.order
+    try:
+        when = result.path.stat().st_mtime
+    except OSError:
+        when = 0
+    return (-1, when, _name(result, base))
 
 
 def write_gradebook(results, path, base=None):

@@ -12,6 +12,7 @@ __all__ = [
     "REFUSED",
     "GradingError",
     "Refused",
+    "Late",
     "ExerciseResult",
     "SubmissionResult",
     "Chapter",
@@ -39,10 +40,22 @@ class ExerciseResult:
     status: str
     hint: str = ""
     note: str = ""  # for the instructor: e.g. similar to the published solution
+    override: float | None = None  # points set by the instructor (overrides.csv), with a reason
 
     @property
     def earned(self):
+        if self.override is not None:
+            return self.override
         return self.points if self.status == PASSED else 0
+
+
+@dataclass
+class Late:
+    """A submission handed in after its due time (and grace period): the course's late rule."""
+
+    days: int  # days late after the grace period, each started day counted
+    penalty: float  # points deducted
+    note: str  # e.g. "2 days late, -20 %"
 
 
 @dataclass
@@ -54,10 +67,19 @@ class SubmissionResult:
     problems: list = field(default_factory=list)
     refused: str = ""
     verified: bool = False  # a roster copy whose seal matches its student id
+    late: Late | None = None  # None: on time, or no due date
+    submitted: object = None  # when it was handed in (datetime), where known
+    seed: int | None = None  # the variant it was graded on (None: the book's numbers)
+    order: tuple = ()  # sorts a student's submissions, the latest last (see unpack.py)
 
     @property
     def score(self):
         return sum(result.earned for result in self.results)
+
+    @property
+    def final(self):
+        """The score less the late penalty."""
+        return self.score - (self.late.penalty if self.late else 0)
 
     @property
     def out_of(self):

@@ -202,7 +202,7 @@ def plan_submission(number, path, chapters, loaded, secret):
         if plan.student_id is not None:
             plan.seal = nb.metadata["nbcore"].get("seal")
             if secret is not None:
-                plan.seed = student_seed(secret, plan.student_id)
+                plan.seed = plan.result.seed = student_seed(secret, plan.student_id)
                 expected = seal(secret, plan.student_id, name)
                 plan.seal_ok = isinstance(plan.seal, str) and hmac.compare_digest(
                     plan.seal, expected

@@ -36,6 +36,7 @@ from traitlets.config import Config
 
 from nbcore.classroom.markup import ExerciseFormatError, find_exercises, solution_leaks
 from nbcore.classroom.prose import STUDENT_NOTE, figure_positions, glued_values, render_markdown
+from nbcore.classroom.roster import read_roster
 from nbcore.classroom.selfcheck import (
     MIN_GUESSES,
     guesses,
@@ -43,7 +44,7 @@ from nbcore.classroom.selfcheck import (
     self_check_source,
     self_check_spec,
 )
-from nbcore.classroom.variants import read_roster, seal, student_seed
+from nbcore.classroom.variants import seal, student_seed
 from nbcore.exercises import CORRECT, RECORD_ENV, verdict_line
 
 __all__ = [
@@ -297,11 +298,12 @@ def make_student_copies(paths, out_dir, timeout=600, log=print, roster=None, sec
     """Write the student copies of every chapter among ``paths``; return their paths.
 
     Without a roster: ``out_dir/NN_slug.ipynb``, on the book's numbers. With a roster (a CSV
-    of student ids) and the course secret: ``out_dir/<student>/NN_slug.ipynb``, each on its
+    of student ids, or a Canvas or Moodle export: :mod:`nbcore.classroom.roster`) and the
+    course secret: ``out_dir/<student>/NN_slug.ipynb``, each on its
     student's variant.
     """
     out_dir = Path(out_dir)
-    students = read_roster(roster) if roster is not None else []
+    students = read_roster(roster).ids if roster is not None else []
     if students and secret is None:
         raise ExerciseFormatError("per-student copies need the course secret")
     seeds = {student: student_seed(secret, student) for student in students}

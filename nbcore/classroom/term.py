@@ -1,0 +1,189 @@
+"""What happens around the grades of a term: after grading, the exports; later, regrading.
+
+:func:`finish` takes the results of :func:`~nbcore.classroom.grading.grade` and, in order,
+orders each student's submissions (:mod:`~nbcore.classroom.unpack`), names the student of a
+Canvas download that is not a roster copy (its Canvas user id, the roster's ``ID``), applies
+the course's points, the overrides (:mod:`~nbcore.classroom.overrides`) and the late rule
+(:mod:`~nbcore.classroom.late`), and writes the gradebooks and the LMS files.
+
+:func:`store` keeps each graded submission in a state folder (a copy of the file, its
+student, its seed, its result) and :func:`regrade` grades those copies again, on the seeds
+recorded for them, with the checks as they are now: it returns every score that changed.
+"""
+
+import datetime as dt
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from nbcore.classroom.late import apply_late
+from nbcore.classroom.lms import write_lms_files
+from nbcore.classroom.overrides import apply_overrides, read_overrides
+from nbcore.classroom.report import _write_csv, write_gradebooks
+from nbcore.classroom.results import GradingError, SubmissionResult
+from nbcore.classroom.unpack import canvas_user, order_key
+
+__all__ = [
+    "Term",
+    "finish",
+    "store",
+    "stored",
+    "stored_refusals",
+    "restore",
+    "rescore",
+    "regrade_changes",
+    "RECORDS",
+]
+
+RECORDS = "submissions.json"
+REFUSED = "refused.json"
+
+
+@dataclass
+class Term:
+    """What the exports need besides the results; every part may be None."""
+
+    course: object = None  # Course
+    roster: object = None  # Roster
+    times: dict = None  # {(student, chapter number): datetime}, from --submitted
+    from_zip: set = None  # paths that came out of a ZIP: their file time is not used
+    overrides: Path = None  # the audit file
+    refused_files: list = None  # [(name, reason)] not unpacked from a ZIP
+
+
+def _canvas_student(result, roster):
+    """A Canvas download of a copy that names no student: the roster's row of its user id."""
+    user = canvas_user(result.path.name)
+    if result.verified or result.student != result.path.stem or user is None or not roster:
+        return
+    match = [s for s in roster.students if s.row.get("ID") == user]
+    if match:
+        result.student = match[0].id
+
+
+def finish(results, term, out, base=None):
+    """Apply the term's rules to ``results`` and write every export into ``out``."""
+    times, from_zip = term.times or {}, term.from_zip or set()
+    for result in results:
+        _canvas_student(result, term.roster)
+        result.order = result.order or order_key(result, times, from_zip)
+        plan = term.course.chapter(result.chapter) if term.course and result.chapter else None
+        for exercise in result.results if plan else []:
+            exercise.points = plan.points.get(exercise.exercise, exercise.points)
+    if term.overrides is not None:
+        apply_overrides(results, read_overrides(term.overrides), term.overrides)
+    apply_late(term.course, results)
+    out = Path(out)
+    written, details = write_gradebooks(results, out, base)
+    if term.roster is not None:
+        plans = {r.chapter: term.course.chapter(r.chapter) for r in results} if term.course else {}
+        names = {chapter: plan.assignment for chapter, plan in plans.items() if plan}
+        missing = term.course.missing if term.course else "zero"
+        written += write_lms_files(results, term.roster, out, missing, names)
+    if term.refused_files is not None:
+        header = ["file", "reason"]
+        written.append(_write_csv(out / "refused_files.csv", header, term.refused_files))
+    return written, details
+
+
+def _scores(result):
+    return {r.exercise: r.earned for r in result.results}
+
+
+def store(results, state, refused_files=()):
+    """Keep a copy of every graded submission, with its student, seed and scores, in ``state``;
+    and what was refused, with the reasons, for the exports of later regrades."""
+    state = Path(state)
+    (state / "files").mkdir(parents=True, exist_ok=True)
+    records = []
+    refused = {
+        "files": [list(pair) for pair in refused_files],
+        "submissions": [
+            [r.path.name, r.chapter, r.student, r.refused] for r in results if r.refused
+        ],
+    }
+    (state / REFUSED).write_text(json.dumps(refused, indent=1), encoding="utf-8")
+    for result in results:
+        if result.refused or not result.results:
+            continue
+        data = result.path.read_bytes()
+        name = f"{hashlib.sha256(data).hexdigest()[:16]}/{result.path.name}"
+        copy = state / "files" / name
+        copy.parent.mkdir(exist_ok=True)
+        if not copy.exists():
+            copy.write_bytes(data)
+        submitted = result.submitted.isoformat() if result.submitted else None
+        records.append(
+            {
+                "file": name,
+                "submission": result.path.name,
+                "chapter": result.chapter,
+                "student": result.student,
+                "seed": result.seed,
+                "submitted": submitted,
+                "order": list(result.order),
+                "scores": _scores(result),
+            }
+        )
+    (state / RECORDS).write_text(json.dumps(records, indent=1), encoding="utf-8")
+    return state / RECORDS
+
+
+def rescore(state, records, results):
+    """Record the regraded scores in ``state`` (the copies stay as they are)."""
+    for record, result in zip(records, results, strict=True):
+        record["scores"] = _scores(result)
+    path = Path(state) / RECORDS
+    path.write_text(json.dumps(records, indent=1), encoding="utf-8")
+    return path
+
+
+def stored_refusals(state):
+    """(refused results, refused files) that ``state`` keeps: for the exports of a regrade."""
+    path = Path(state) / REFUSED
+    data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    results = [
+        SubmissionResult(Path(name), chapter, student, refused=reason)
+        for name, chapter, student, reason in data.get("submissions", [])
+    ]
+    return results, [tuple(pair) for pair in data.get("files", [])]
+
+
+def stored(state):
+    """The records of ``state`` and the paths of their copies."""
+    path = Path(state) / RECORDS
+    if not path.is_file():
+        raise GradingError(f"no graded submissions are stored in {state} (no {RECORDS})")
+    records = json.loads(path.read_text(encoding="utf-8"))
+    return records, [Path(state) / "files" / r["file"] for r in records]
+
+
+def restore(results, records):
+    """Give regraded results back the names, times and order of the submissions they copy."""
+    for result, record in zip(results, records, strict=True):
+        if result.verified is False and not result.refused:
+            result.student = record["student"]  # not a roster copy: as it was named
+        if record["seed"] != result.seed or record["student"] != result.student:
+            raise GradingError(
+                f"{record['submission']}: regraded as student {result.student} on seed "
+                f"{result.seed}, but it was graded as {record['student']} on seed "
+                f"{record['seed']}: is this the course secret it was graded with?"
+            )
+        result.path = Path(record["submission"])  # the name it was handed in under
+        if record["submitted"]:
+            result.submitted = dt.datetime.fromisoformat(record["submitted"])
+        result.order = tuple(record["order"])
+    return results
+
+
+def regrade_changes(results, records):
+    """[(student, chapter, exercise, before, after)] of every score that changed."""
+    changes = []
+    for result, record in zip(results, records, strict=True):
+        before, after = record["scores"], _scores(result)
+        for exercise in sorted(set(before) | set(after)):
+            if before.get(exercise) != after.get(exercise):
+                row = (result.student, result.chapter, exercise)
+                changes.append((*row, before.get(exercise), after.get(exercise)))
+    return changes

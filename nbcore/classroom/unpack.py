@@ -1,0 +1,223 @@
+"""Submissions as LMSs hand them out: a folder (nested) or a ZIP, and which one is the latest.
+
+A ZIP is hostile input. :func:`unpack_zip` writes its notebooks into a fresh folder and
+refuses, member by member, with the reason:
+
+* names that leave the folder (``../x``, ``/etc/x``, ``C:\\x``): each part of a name is
+  cleaned and the file is created inside the folder, never where the name points;
+* symbolic links and anything that is not a regular file (only file contents are written);
+* members larger than a notebook may be, counted while decompressing (a ZIP's sizes are
+  its own claim), and archives whose contents add up to more than ``MAX_TOTAL_BYTES``
+  (zip bombs), or with more than ``MAX_MEMBERS`` members;
+* encrypted members and ZIPs inside the ZIP.
+
+Names come in the encoding the ZIP says (its UTF-8 flag); names without the flag are read as
+UTF-8 when they are (what most tools write) and as code page 437 (the ZIP standard) otherwise.
+
+**Latest.** A ZIP member's time is whatever the archive says, and a copied file's time is
+when it was copied: neither says when the student handed it in. A student's submissions are
+ordered by what they say about themselves: Canvas's download names
+``<name>[_LATE]_<user id>_<submission id>_<file>`` carry the submission's id, which grows
+with each submission; then by the time given in a submission-times file (``--submitted``);
+files given as files or folders (not in a ZIP) fall back on their modification time.
+"""
+
+import csv
+import datetime as dt
+import re
+import stat
+import unicodedata
+import zipfile
+from pathlib import Path
+
+from nbcore.classroom.screen import MAX_NOTEBOOK_BYTES
+
+__all__ = [
+    "unpack_zip",
+    "collect",
+    "canvas_name",
+    "canvas_user",
+    "order_key",
+    "read_times",
+    "UNPACKED",
+]
+
+MAX_MEMBERS = 5_000
+MAX_TOTAL_BYTES = 2 * 1024**3
+UNPACKED = "unpacked"
+CHUNK = 1 << 16
+CANVAS_NAME = re.compile(r"^[^_]+(?P<late>_LATE)?_(?P<user>\d+)_(?P<submission>\d+)_(?P<file>.+)$")
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|]")
+
+
+def _member_name(info):
+    """The member's name as its author wrote it: UTF-8 flag, else UTF-8 if valid, else cp437."""
+    if info.flag_bits & 0x800:
+        return info.filename
+    raw = info.orig_filename.encode("cp437", errors="replace")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return info.orig_filename
+
+
+def _safe_parts(name):
+    """The parts of a member's name with nothing that could leave the folder."""
+    parts = []
+    for part in re.split(r"[/\\]+", unicodedata.normalize("NFC", name)):
+        part = _UNSAFE.sub("_", part).strip()
+        if part in ("", ".", ".."):
+            continue
+        parts.append(part if len(part) <= 120 else part[:100] + part[-20:])  # keeps .ipynb
+    return parts
+
+
+def _refusal(info, name):
+    mode = info.external_attr >> 16
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_IFMT(mode) and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        return "not a regular file"
+    if info.flag_bits & 0x1:
+        return "encrypted"
+    if name.lower().endswith(".zip"):
+        return "a ZIP inside the ZIP (unpack it and hand in the notebooks)"
+    return None
+
+
+def unpack_zip(archive, folder):
+    """Write the notebooks of the ZIP ``archive`` under ``folder``.
+
+    Returns (paths written, [(member name, reason)] of the members refused).
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    root = folder.resolve()
+    written, refused, total = [], [], 0
+    try:
+        zf = zipfile.ZipFile(archive)
+    except (zipfile.BadZipFile, OSError) as error:
+        return [], [(str(archive), f"not a readable ZIP ({error})")]
+    with zf:
+        members = zf.infolist()
+        if len(members) > MAX_MEMBERS:
+            reason = f"{len(members)} members, more than the {MAX_MEMBERS} allowed; none unpacked"
+            return [], [(str(archive), reason)]
+        for info in members:
+            name = _member_name(info)
+            if info.is_dir():
+                continue
+            reason = _refusal(info, name)
+            parts = _safe_parts(name)
+            if reason is None and (not parts or not parts[-1].endswith(".ipynb")):
+                continue  # not a notebook: LMSs add their own files; nothing to grade
+            if reason is None and "__MACOSX" in parts:
+                continue
+            target = root.joinpath(*parts) if parts else None
+            if reason is None and target.parent.resolve() != target.parent:
+                reason = "its name leads out of the folder"
+            if reason is None and not target.resolve().is_relative_to(root):
+                reason = "its name leads out of the folder"
+            if reason is None and target.exists():
+                target = target.with_name(f"{target.stem}_{len(written)}{target.suffix}")
+            if reason is None:
+                reason, size = _extract(zf, info, target, MAX_TOTAL_BYTES - total)
+                total += size
+            if reason:
+                refused.append((name, reason))
+            else:
+                written.append(target)
+    return written, refused
+
+
+def _extract(zf, info, target, room):
+    """Copy one member, counting what it really decompresses to; (reason or None, bytes)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    size, limit = 0, min(MAX_NOTEBOOK_BYTES, room)
+    try:
+        with zf.open(info) as source, open(target, "xb") as out:
+            while chunk := source.read(CHUNK):
+                size += len(chunk)
+                if size > limit:
+                    break
+                out.write(chunk)
+    except (zipfile.BadZipFile, OSError, RuntimeError, EOFError) as error:
+        target.unlink(missing_ok=True)
+        return f"cannot be read ({type(error).__name__}: {error})", size
+    if size > limit:
+        target.unlink(missing_ok=True)
+        if limit < MAX_NOTEBOOK_BYTES:
+            return f"the ZIP unpacks to more than {MAX_TOTAL_BYTES} bytes (a zip bomb?)", size
+        return f"it unpacks to more than the {MAX_NOTEBOOK_BYTES} bytes a notebook may have", size
+    return None, size
+
+
+def collect(paths, work):
+    """The notebooks of ``paths`` (files, folders, ZIPs): (paths, refused, from ZIPs).
+
+    ZIPs are unpacked into ``work/unpacked/<n>``; ``refused`` lists (name, reason) of what was
+    not unpacked; ``from_zip`` is the set of paths that came out of a ZIP.
+    """
+    found, refused, from_zip = [], [], set()
+    for number, path in enumerate(map(Path, paths)):
+        if path.is_file() and path.suffix.lower() == ".zip":
+            written, skipped = unpack_zip(path, Path(work) / UNPACKED / str(number))
+            found += written
+            from_zip.update(written)
+            refused += [(f"{path.name}: {name}", reason) for name, reason in skipped]
+        else:
+            found.append(path)
+    return found, refused, from_zip
+
+
+def canvas_name(name):
+    """(submission id, late mark, the student's file name) of a Canvas download name, or None."""
+    match = CANVAS_NAME.match(Path(name).name)
+    if not match:
+        return None
+    return int(match["submission"]), bool(match["late"]), match["file"]
+
+
+def canvas_user(name):
+    """The Canvas user id (the roster's ``ID``) of a Canvas download name, or None."""
+    match = CANVAS_NAME.match(Path(name).name)
+    return match["user"] if match else None
+
+
+def read_times(path):
+    """{(student, chapter number or ""): datetime} of a submission-times CSV.
+
+    Columns ``student``, ``chapter`` (optional: "01") and ``submitted`` (ISO 8601 with its
+    offset, such as 2027-02-06T10:15:00+01:00).
+    """
+    times = {}
+    with Path(path).open(newline="", encoding="utf-8-sig") as file:
+        for number, row in enumerate(csv.DictReader(file), start=2):
+            try:
+                when = dt.datetime.fromisoformat(row["submitted"].strip())
+            except (KeyError, ValueError, AttributeError):
+                raise ValueError(
+                    f"{path}, row {number}: submitted must be a time such as "
+                    f"2027-02-06T10:15:00+01:00, got {row.get('submitted')!r}"
+                ) from None
+            if when.tzinfo is None:
+                raise ValueError(f"{path}, row {number}: the time {when} has no offset")
+            chapter = (row.get("chapter") or "").strip()
+            times[(row.get("student", "").strip(), f"{int(chapter):02d}" if chapter else "")] = when
+    return times
+
+
+def order_key(result, times, from_zip):
+    """How ``result`` sorts among its student's submissions (latest last); sets ``submitted``."""
+    canvas = canvas_name(result.path.name)
+    number = str(result.chapter)[:2]
+    when = times.get((result.student, number)) or times.get((result.student, ""))
+    if when is None and result.path not in from_zip:
+        try:
+            mtime = result.path.stat().st_mtime
+            when = dt.datetime.fromtimestamp(mtime, dt.UTC)
+        except OSError:
+            when = None
+    result.submitted = when
+    stamp = when.timestamp() if when else 0.0
+    return (canvas[0] if canvas else -1, stamp, result.path.as_posix())

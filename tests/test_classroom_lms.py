@@ -1,0 +1,165 @@
+"""LMS files and overrides, on results made by hand (no grading run)."""
+
+import csv
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from classroom_helpers import FIXTURE
+
+from nbcore.classroom.lms import write_lms_files
+from nbcore.classroom.overrides import (
+    OverrideError,
+    add_override,
+    apply_overrides,
+    read_overrides,
+)
+from nbcore.classroom.results import FAILED, PASSED, ExerciseResult, SubmissionResult
+from nbcore.classroom.roster import read_roster
+
+
+def _result(student, statuses, name=None, verified=True, refused=""):
+    results = [ExerciseResult(f"3.{i + 1}", 2, s) for i, s in enumerate(statuses)]
+    path = Path(name or f"{student}.ipynb")
+    return SubmissionResult(path, "03_mle", student, results, [], refused, verified)
+
+
+def _rows(path):
+    with path.open(newline="", encoding="utf-8") as file:
+        return list(csv.reader(file))
+
+
+@pytest.fixture
+def moodle(tmp_path):
+    path = tmp_path / "moodle.csv"
+    path.write_text(
+        "First name,Last name,ID number,Email address\n"
+        "Ann,Ames,s1,a@example.org\nBob,Baker,s2,b@example.org\nCid,Cole,s3,c@example.org\n"
+    )
+    return read_roster(path)
+
+
+def test_moodle_roster_to_both_files_blank_for_the_missing(tmp_path, moodle):
+    results = [
+        _result("s1", [PASSED, PASSED]),
+        _result("s2", [PASSED, FAILED]),
+        _result("zed", [PASSED, PASSED]),  # not on the roster
+        _result("s3", [], name="s3_broken.ipynb", refused="not a readable notebook"),
+    ]
+    write_lms_files(results, moodle, tmp_path, missing="blank")
+    assert _rows(tmp_path / "moodle_03_mle.csv") == [
+        ["ID number", "Email address", "03_mle"],
+        ["s1", "a@example.org", "4"],
+        ["s2", "b@example.org", "2"],
+        ["s3", "c@example.org", ""],  # refused: listed as missing, blank as asked
+    ]
+    canvas = _rows(tmp_path / "canvas_03_mle.csv")
+    assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "03_mle"]
+    assert canvas[1][0].strip() == "Points Possible" and canvas[1][5] == "4"
+    assert [row[2] for row in canvas[2:]] == ["s1", "s2", "s3"]
+    unmatched = _rows(tmp_path / "unmatched_03_mle.csv")
+    assert [row[:2] for row in unmatched[1:]] == [["s3_broken.ipynb", "s3"], ["zed.ipynb", "zed"]]
+
+
+def test_an_unverified_copy_never_stands_for_a_student_when_copies_are_sealed(tmp_path, moodle):
+    results = [_result("s1", [PASSED, PASSED]), _result("s2", [PASSED, PASSED], verified=False)]
+    write_lms_files(results, moodle, tmp_path)
+    points = {row[0]: row[2] for row in _rows(tmp_path / "moodle_03_mle.csv")[1:]}
+    assert points == {"s1": "4", "s2": "0", "s3": "0"}
+
+
+def test_overrides_are_applied_and_audited(tmp_path):
+    audit = tmp_path / "overrides.csv"
+    add_override(audit, "s2", "03", "3.2", 1.5, "a rounding the check was too strict on", "kim")
+    results = [_result("s2", [PASSED, FAILED])]
+    apply_overrides(results, read_overrides(audit), audit)
+    assert results[0].score == 3.5
+    assert re.fullmatch(
+        r"override: a rounding the check was too strict on \(kim, 20\d\d-.*\)",
+        results[0].results[1].note,
+    )
+
+
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        ("s2,03,3.9,1,r,kim,now", "row 2: chapter 03_mle has no exercise 3.9"),
+        ("s2,03,3.2,5,r,kim,now", "row 2: points must be between 0 and 2, got 5"),
+        ("s2,03,3.2,one,r,kim,now", "row 2: points must be a number, got 'one'"),
+        ("s2,03,3.2,1,,kim,now", "row 2: reason must be given"),
+    ],
+)
+def test_bad_overrides_are_explained(tmp_path, row, message):
+    audit = tmp_path / "overrides.csv"
+    audit.write_text("student,chapter,exercise,points,reason,who,when\n" + row + "\n")
+    with pytest.raises(OverrideError, match=re.escape(message)):
+        apply_overrides([_result("s2", [PASSED, FAILED])], read_overrides(audit), audit)
+
+
+def test_student_copies_only_of_the_courses_chapters(tmp_path):
+    book = tmp_path / "book"
+    book.mkdir()
+    shutil.copy(FIXTURE, book / "90_spam.ipynb")
+    shutil.copy(FIXTURE, book / "91_spam.ipynb")
+    (tmp_path / "roster.csv").write_text("student\nann\n")
+    (tmp_path / "secret.txt").write_text("s" * 32)
+    (tmp_path / "course.toml").write_text(
+        'name = "T"\nroster = "roster.csv"\nsecret_file = "secret.txt"\n[chapters.91]\n'
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "nbcore.classroom", "student", str(book), "--out", "copies"]
+        + ["--course", str(tmp_path / "course.toml")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    written = sorted(
+        p.relative_to(tmp_path / "copies").as_posix()
+        for p in tmp_path.rglob("*.ipynb")
+        if "copies" in p.parts
+    )
+    assert written == ["ann/91_spam.ipynb"]
+
+
+def test_a_regrade_on_other_seeds_stops(tmp_path):
+    from nbcore.classroom import term
+    from nbcore.classroom.results import GradingError
+
+    graded = [_result("s1", [PASSED, FAILED])]
+    graded[0].seed = 7
+    state = tmp_path / "state"
+    graded[0].path = tmp_path / "s1.ipynb"
+    graded[0].path.write_text("{}")
+    term.store(graded, state)
+    records, paths = term.stored(state)
+    assert paths[0].read_text() == "{}" and paths[0].name == "s1.ipynb"
+    again = [_result("s1", [PASSED, PASSED])]
+    again[0].seed = 7
+    term.restore(again, records)
+    assert term.regrade_changes(again, records) == [("s1", "03_mle", "3.2", 0, 2)]
+    again[0].seed = 8  # another course secret
+    with pytest.raises(GradingError, match="on seed 8, but it was graded as s1 on seed 7"):
+        term.restore(again, records)
+
+
+def test_a_canvas_download_of_a_practice_copy_is_matched_by_canvas_user_id(tmp_path):
+    from nbcore.classroom import term
+
+    roster_file = tmp_path / "canvas.csv"
+    roster_file.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section\n"
+        '"Ames, Ann",101,s1,aames,A\n"Baker, Bob",102,s2,bbaker,A\n'
+    )
+    roster = read_roster(roster_file)
+    name = "amesann_101_5000_03_mle.ipynb"
+    result = _result(Path(name).stem, [PASSED, PASSED], name=name, verified=False)
+    term.finish([result], term.Term(roster=roster), tmp_path)
+    assert result.student == "s1"
+    rows = _rows(tmp_path / "canvas_03_mle.csv")
+    assert rows[2] == ["Ames, Ann", "101", "s1", "aames", "A", "4"]
+    assert rows[3] == ["Baker, Bob", "102", "s2", "bbaker", "A", "0"]

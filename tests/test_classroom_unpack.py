@@ -1,0 +1,170 @@
+"""ZIPs of submissions as LMSs hand them out, and the attacks a ZIP can carry."""
+
+import datetime as dt
+import stat
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from nbcore.classroom import unpack
+from nbcore.classroom.results import SubmissionResult
+from nbcore.classroom.unpack import canvas_name, collect, order_key, read_times, unpack_zip
+
+NB = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+
+
+def _zip(path, members):
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for info, data in members:
+            zf.writestr(info, data)
+    return path
+
+
+def test_nested_folders_and_lms_names(tmp_path):
+    archive = _zip(
+        tmp_path / "subs.zip",
+        [
+            ("smithjohn_12345_67890_03_text.ipynb", NB),
+            ("Jane Doe_555_assignsubmission_file_/03_text.ipynb", NB),
+            ("readme.txt", b"not graded"),
+            ("__MACOSX/._03_text.ipynb", b"resource fork"),
+        ],
+    )
+    paths, refused, from_zip = collect([archive], tmp_path / "work")
+    names = sorted(p.relative_to(tmp_path / "work" / "unpacked" / "0").as_posix() for p in paths)
+    assert names == [
+        "Jane Doe_555_assignsubmission_file_/03_text.ipynb",
+        "smithjohn_12345_67890_03_text.ipynb",
+    ]
+    assert refused == [] and set(paths) == from_zip
+    assert all(p.read_bytes() == NB for p in paths)
+
+
+def test_names_in_any_encoding(tmp_path):
+    archive = tmp_path / "names.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("müller_1_2_03_a.ipynb", NB)  # Python sets the UTF-8 flag
+    # a second archive whose UTF-8 name has no flag (as many tools write), and a cp437 one
+    plain = tmp_path / "plain.zip"
+    with zipfile.ZipFile(plain, "w") as zf:
+        info = zipfile.ZipInfo("x" * len("müller.ipynb".encode()))
+        zf.writestr(info, NB)
+    data = plain.read_bytes().replace(b"x" * len("müller.ipynb".encode()), "müller.ipynb".encode())
+    plain.write_bytes(data)
+    old = tmp_path / "cp437.zip"
+    with zipfile.ZipFile(old, "w") as zf:
+        zf.writestr(zipfile.ZipInfo("XXXXXXX.ipynb"), NB)
+    old.write_bytes(old.read_bytes().replace(b"XXXXXXX", "Mü_ller".encode("cp437")))
+    for path, expected in [(archive, "müller_1_2_03_a.ipynb"), (plain, "müller.ipynb")]:
+        written, refused = unpack_zip(path, tmp_path / path.stem)
+        assert [p.name for p in written] == [expected] and refused == []
+    written, _ = unpack_zip(old, tmp_path / "old")
+    assert [p.name for p in written] == ["Mü_ller.ipynb"]  # 0x81 is not UTF-8: code page 437
+
+
+def test_path_traversal_stays_inside(tmp_path):
+    archive = _zip(
+        tmp_path / "evil.zip",
+        [("../../escaped.ipynb", NB), ("/tmp/abs_escaped.ipynb", NB), ("a\\..\\..\\b.ipynb", NB)],
+    )
+    written, refused = unpack_zip(archive, tmp_path / "out")
+    assert not (tmp_path / "escaped.ipynb").exists()
+    assert not Path("/tmp/abs_escaped.ipynb").exists()
+    root = (tmp_path / "out").resolve()
+    assert len(written) == 3 and all(p.resolve().is_relative_to(root) for p in written)
+    assert refused == []
+
+
+def test_symlinks_are_refused(tmp_path):
+    link = zipfile.ZipInfo("link.ipynb")
+    link.external_attr = (stat.S_IFLNK | 0o777) << 16
+    archive = _zip(tmp_path / "link.zip", [(link, "/etc/passwd"), ("ok.ipynb", NB)])
+    written, refused = unpack_zip(archive, tmp_path / "out")
+    assert [p.name for p in written] == ["ok.ipynb"]
+    assert refused == [("link.ipynb", "a symbolic link")]
+    assert not (tmp_path / "out" / "link.ipynb").is_symlink()
+
+
+def test_a_zip_bomb_is_cut_off_while_decompressing(tmp_path, monkeypatch):
+    monkeypatch.setattr(unpack, "MAX_NOTEBOOK_BYTES", 1_000_000)
+    bomb = b"0" * 50_000_000  # compresses to about 50 kB
+    archive = _zip(tmp_path / "bomb.zip", [("bomb.ipynb", bomb), ("ok.ipynb", NB)])
+    assert archive.stat().st_size < 200_000
+    written, refused = unpack_zip(archive, tmp_path / "out")
+    assert [p.name for p in written] == ["ok.ipynb"]
+    assert refused[0][0] == "bomb.ipynb" and "more than the 1000000 bytes" in refused[0][1]
+    assert not (tmp_path / "out" / "bomb.ipynb").exists()
+
+
+def test_a_zip_bomb_of_many_small_members_meets_the_total(tmp_path, monkeypatch):
+    monkeypatch.setattr(unpack, "MAX_TOTAL_BYTES", 3_000_000)
+    member = b"0" * 1_000_000
+    archive = _zip(tmp_path / "bombs.zip", [(f"{i}.ipynb", member) for i in range(6)])
+    written, refused = unpack_zip(archive, tmp_path / "out")
+    assert len(written) == 3 and len(refused) == 3
+    assert all("zip bomb" in reason for _, reason in refused)
+
+
+def test_lying_sizes_do_not_help(tmp_path, monkeypatch):
+    monkeypatch.setattr(unpack, "MAX_NOTEBOOK_BYTES", 1_000)
+    archive = _zip(tmp_path / "liar.zip", [("big.ipynb", b"1" * 100_000)])
+    data = bytearray(archive.read_bytes())
+    with zipfile.ZipFile(archive) as zf:
+        info = zf.infolist()[0]
+    # claim 10 bytes in the central directory: the count while decompressing still stops it
+    central = data.rfind(b"PK\x01\x02")
+    data[central + 24 : central + 28] = (10).to_bytes(4, "little")
+    archive.write_bytes(bytes(data))
+    assert info.file_size == 100_000
+    written, refused = unpack_zip(archive, tmp_path / "out")
+    assert written == [] and len(refused) == 1
+
+
+def test_too_many_members(tmp_path, monkeypatch):
+    monkeypatch.setattr(unpack, "MAX_MEMBERS", 10)
+    archive = _zip(tmp_path / "many.zip", [(f"{i}.ipynb", NB) for i in range(11)])
+    written, refused = unpack_zip(archive, tmp_path / "out")
+    assert written == [] and "11 members, more than the 10 allowed" in refused[0][1]
+
+
+def test_not_a_zip_and_zips_inside(tmp_path):
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"not a zip")
+    assert "not a readable ZIP" in unpack_zip(bad, tmp_path / "o1")[1][0][1]
+    archive = _zip(tmp_path / "outer.zip", [("inner.zip", b"PK")])
+    assert "inside the ZIP" in unpack_zip(archive, tmp_path / "o2")[1][0][1]
+
+
+def test_latest_is_what_the_submission_says(tmp_path):
+    assert canvas_name("smithjohn_LATE_12345_67890_03_text.ipynb") == (67890, True, "03_text.ipynb")
+    assert canvas_name("03_text.ipynb") is None
+    first = tmp_path / "smithjohn_12345_900_03_text.ipynb"
+    second = tmp_path / "smithjohn_12345_1000_03_text-1.ipynb"
+    for path in (second, first):  # the older submission is the newer file
+        path.write_bytes(NB)
+    results = [SubmissionResult(p, "03_text", "s1") for p in (first, second)]
+    keys = [order_key(r, {}, {first, second}) for r in results]
+    assert keys[1] > keys[0]
+    assert results[0].submitted is None  # a ZIP member's time is not taken
+
+
+def test_submission_times_file(tmp_path):
+    times = tmp_path / "submitted.csv"
+    times.write_text("student,chapter,submitted\ns1,3,2027-02-06T10:15:00+01:00\n")
+    table = read_times(times)
+    when = dt.datetime(2027, 2, 6, 9, 15, tzinfo=dt.UTC)
+    assert table == {("s1", "03"): when}
+    result = SubmissionResult(tmp_path / "x.ipynb", "03_text", "s1")
+    order_key(result, table, {result.path})
+    assert result.submitted == when
+    times.write_text("student,submitted\ns1,yesterday\n")
+    with pytest.raises(ValueError, match="row 2: submitted must be a time"):
+        read_times(times)
+
+
+def test_a_long_name_is_shortened_and_stays_a_notebook(tmp_path):
+    archive = _zip(tmp_path / "long.zip", [("x" * 300 + "_03_text.ipynb", NB)])
+    written, refused = unpack_zip(archive, tmp_path / "out")
+    assert refused == [] and len(written) == 1
+    assert written[0].suffix == ".ipynb" and len(written[0].name) == 120
