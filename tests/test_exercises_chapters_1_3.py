@@ -305,27 +305,51 @@ def iris_namespace():
 
 @pytest.mark.parametrize("seed", VARIANTS)
 def test_exercise_3_2_shared_variance_and_its_hints(seed, variant, iris_namespace):
+    """The gain of per-class variances over the shared one, from the maximised
+    log-likelihoods computed in full (2 pi and all), against the check; each slip, computed
+    the same way, gets its hint wherever it gives a number of its own."""
     namespace, check = _prepare("03_mle", "3.2", seed, {**_base_namespace(), **iris_namespace})
     x, y = namespace["shared_x"], namespace["shared_y"]
     sizes = namespace["shared_sizes"]
     assert len(set(sizes)) == 3 and len(x) == sum(sizes)
     classes = np.unique(y)
-    squared = sum(((x[y == c] - x[y == c].mean()) ** 2).sum() for c in classes)
-    right = squared / len(x)
-    _assert_hints(
-        namespace,
-        check,
-        "shared_var",
-        "3.2",
-        right,
-        {
-            "divided by N - C": squared / (len(x) - 3),
-            "equal weights": np.mean([x[y == c].var() for c in classes]),
-            "1/(N_c - 1) variances": np.mean([x[y == c].var(ddof=1) for c in classes]),
-            "one overall mean": x.var(),
-            "with 1/(N - 1)": x.var(ddof=1),
-        },
-    )
+    n = len(x)
+
+    def loglik(values_by_class, variance_of):
+        return sum(
+            np.sum(
+                -0.5 * np.log(2 * np.pi * variance_of(c))
+                - (v - v.mean()) ** 2 / (2 * variance_of(c))
+            )
+            for c, v in values_by_class.items()
+        )
+
+    groups = {c: x[y == c] for c in classes}
+    squared = sum(((v - v.mean()) ** 2).sum() for v in groups.values())
+    shared = squared / n
+    right = loglik(groups, lambda c: groups[c].var()) - loglik(groups, lambda c: shared)
+    assert right >= 0
+
+    def gain(shared_variance):
+        return n / 2 * np.log(shared_variance) - sum(
+            len(v) / 2 * np.log(v.var()) for v in groups.values()
+        )
+
+    slips = {
+        "leaves out the 1/2": 2 * right,
+        "the shared model's log-likelihood minus": -right,
+        "the gain per flower": right / n,
+        "averaged with equal weights": gain(np.mean([v.var() for v in groups.values()])),
+        "1/(N - C) pooled variance": gain(squared / (n - 3)),
+        "one overall mean": gain(x.var()),
+    }
+    distinct = {}
+    for fragment, wrong in slips.items():
+        if all(abs(wrong - other) > 1e-6 * abs(other) for other in [right, *distinct.values()]):
+            distinct[fragment] = wrong
+    _assert_hints(namespace, check, "shared_gain", "3.2", right, distinct)
+    if seed is None:
+        assert len(distinct) == 6
 
 
 @pytest.mark.parametrize("seed", VARIANTS)
