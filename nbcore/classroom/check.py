@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 
 from nbcore.classroom.results import FAILED, NOT_ATTEMPTED, PASSED, ExerciseResult, GradingError
-from nbcore.classroom.run import chapter_cells, figure_only_cells
+from nbcore.classroom.run import chapter_cells, left_out_cells
 from nbcore.classroom.student import KERNEL
 from nbcore.exercises import CORRECT, verdict_line
 
@@ -52,7 +52,7 @@ def _ignored(source, **meta):
 
 def checking_notebook(chapter, plans):
     """The book's cells once, then for each plan its variant, its values and the checks."""
-    figures = figure_only_cells(chapter)
+    figures = left_out_cells(chapter)
     cells = [
         _ignored(cell.source) for index, cell in chapter_cells(chapter) if index not in figures
     ]

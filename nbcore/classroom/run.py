@@ -14,11 +14,19 @@ import time
 from dataclasses import dataclass, field
 
 from nbcore.answers import MAX_ANSWER_BYTES, Unanswered, dumps, loads
+from nbcore.classroom.liveness import skippable_cells
 from nbcore.classroom.markup import bound_names, loaded_names
 from nbcore.classroom.results import Step
 from nbcore.classroom.sandbox import Limits, Sandbox, SandboxError
 
-__all__ = ["Settings", "chapter_cells", "figure_only_cells", "student_steps", "run_student_code"]
+__all__ = [
+    "Settings",
+    "chapter_cells",
+    "figure_only_cells",
+    "left_out_cells",
+    "student_steps",
+    "run_student_code",
+]
 
 GRACE_SECONDS = 5
 
@@ -67,6 +75,13 @@ def figure_only_cells(chapter, extra_sources=()):
     return skipped
 
 
+def left_out_cells(chapter, extra_sources=()):
+    """Book cells a graded run leaves out: figures, and cells no graded value depends on
+    (:mod:`nbcore.classroom.liveness`). ``extra_sources``: the student's answers."""
+    extra_sources = list(extra_sources)
+    return figure_only_cells(chapter, extra_sources) | skippable_cells(chapter, extra_sources)
+
+
 def student_steps(chapter, answers, seed):
     """The cells of the student run, up to the last attempted exercise."""
     attempted = [ex for ex in chapter.exercises if answers[ex.id]]
@@ -78,7 +93,7 @@ def student_steps(chapter, answers, seed):
     data_cells = {i for ex in chapter.exercises for i in ex.data_cells}
     solution_cells = {i for ex in chapter.exercises for i in ex.solution_cells}
     qualifier = chapter.exercises[0].check_qualifier
-    figures = figure_only_cells(chapter, [s for sources in answers.values() for s in sources])
+    figures = left_out_cells(chapter, [s for sources in answers.values() for s in sources])
     steps, variant_done = [], False
     for index, cell in enumerate(chapter.nb.cells[: last + 1]):
         if cell.cell_type != "code" or index in figures:

@@ -1,0 +1,194 @@
+"""Which of the book's cells a graded run can leave out: those nothing graded depends on.
+
+Grading runs a chapter's own cells before the student's answers (in the student's sandbox) and
+before the book's checks (in the checking kernel). Many of them compute what the text shows,
+a figure, a table, a timing, and nothing that an exercise reads. Leaving them out changes no
+graded value and saves most of the time a copy takes (a Dask cluster, memory measurements).
+
+A cell is left out when, read from the last cell back:
+
+* nothing it binds is read by a later cell that stays, or by the extra sources (the student's
+  answers, the checks);
+* it reads no name that a later staying cell also reads, other than modules, functions,
+  classes and builtins (a cell that reads ``model`` may change it: ``model.fit(...)``),
+  unless it only draws: the book shows a figure or a widget from it;
+* it does not touch hidden state: the global random state, files, the environment,
+  settings, ``global``, ``exec`` (a regular expression on its source, see ``_HIDDEN_STATE``).
+  A generator made in the cell (``np.random.default_rng(seed)``) is not hidden state: it is a
+  name like any other, and a cell that draws from a generator a later cell also draws from
+  reads a live name, so it stays. In a chapter that seeds the global random state
+  (``np.random.seed``), every cell that mentions random numbers stays;
+* it is not an exercise's data, solution or check cell.
+
+Names are read from the source with :mod:`ast`: a cell "reads" a name when it loads it before
+binding it (at the top level, in order), or loads it inside a function, lambda or comprehension
+that does not bind it itself. The rules are conservative: a cell they are unsure of stays.
+"""
+
+import ast
+import builtins
+import re
+
+from nbcore.classroom.markup import bound_names, python_source
+
+__all__ = ["free_names", "skippable_cells"]
+
+_HIDDEN_STATE = re.compile(
+    # the global random state: NumPy's legacy functions, the standard library's random
+    r"np\.random\.(?!default_rng\b)|numpy\.random\.(?!default_rng\b)|RandomState|"
+    r"(?<![\w.])random\.\w+\(|shuffle|"
+    # the interpreter, the process, settings
+    r"global|nonlocal|\bexec\b|\beval\b|setattr|delattr|__|:=|\bdel\b|"
+    r"seterr|errstate|option(?!_context)|config|rcParams|warnings\.|environ|"
+    r"\bos\.(?!path\b|cpu_count\b|sched_getaffinity\b)|\bsys\.|"
+    # files
+    r"\bopen\(|write|save|\.dump\(|mkdir|unlink|remove|rename|rmtree|shutil"
+)
+_SEEDS_GLOBAL = re.compile(r"random\.seed|random\.set_state")
+_BUILTINS = frozenset(dir(builtins))
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _stored(nodes):
+    """Names stored by ``nodes`` and their children, not looking into nested scopes."""
+    names, stack = set(), list(nodes)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        if isinstance(node, (ast.Lambda, *_COMPREHENSIONS)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return names
+
+
+def _reads(node, local=frozenset()):
+    """Names ``node`` loads that are not bound in the scope they are loaded in."""
+    if isinstance(node, ast.Name):
+        return {node.id} - local if isinstance(node.ctx, ast.Load) else set()
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        args = node.args
+        outer = list(node.decorator_list if not isinstance(node, ast.Lambda) else [])
+        outer += [d for d in args.defaults + args.kw_defaults if d is not None]
+        found = set().union(*(_reads(d, local) for d in outer))
+        body = node.body if isinstance(node.body, list) else [node.body]
+        inner = _stored([args, *body])
+        return found | set().union(*(_reads(child, inner) for child in body))
+    if isinstance(node, _COMPREHENSIONS):
+        inner = set(local) | _stored([g.target for g in node.generators])
+        return set().union(*(_reads(child, inner) for child in ast.iter_child_nodes(node)))
+    return set().union(set(), *(_reads(child, local) for child in ast.iter_child_nodes(node)))
+
+
+def _block(statements, bound):
+    """Names read by ``statements`` (top level, in order) before they are bound there."""
+    found = set()
+    for statement in statements:
+        if isinstance(statement, (ast.For, ast.AsyncFor)):
+            found |= _reads(statement.iter) - bound
+            bound = bound | _stored([statement.target])
+            found |= _block(statement.body + statement.orelse, bound)
+        elif isinstance(statement, (ast.If, ast.While)):
+            found |= _reads(statement.test) - bound
+            found |= _block(statement.body, bound) | _block(statement.orelse, bound)
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            for item in statement.items:
+                found |= _reads(item.context_expr) - bound
+            targets = [i.optional_vars for i in statement.items if i.optional_vars is not None]
+            found |= _block(statement.body, bound | _stored(targets))
+        elif isinstance(statement, ast.Try):
+            handlers = [h for h in statement.handlers]
+            found |= _block(statement.body, bound)
+            for handler in handlers:
+                named = {handler.name} if handler.name else set()
+                found |= _reads(handler.type) - bound if handler.type else set()
+                found |= _block(handler.body, bound | named)
+            found |= _block(statement.orelse + statement.finalbody, bound)
+        else:
+            found |= _reads(statement) - bound
+        bound = bound | _stored([statement])
+    return found
+
+
+def free_names(source):
+    """The names a cell reads from the notebook's globals (every name, for unreadable code)."""
+    try:  # the student's code is hostile input: whatever fails to parse keeps every cell
+        return _block(ast.parse(python_source(source)).body, frozenset())
+    except Exception:
+        return None
+
+
+def _definitions(source):
+    """Names a cell binds by ``import``, ``def`` or ``class`` at its top level."""
+    try:
+        tree = ast.parse(python_source(source))
+    except SyntaxError:
+        return set()
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+    return names
+
+
+def _draws(cell):
+    """Whether the book shows a figure or a widget from ``cell``."""
+    return bool(cell.metadata.get("mystnb", {}).get("figure")) or any(
+        "image/png" in output.get("data", {})
+        or "application/vnd.jupyter.widget-view+json" in output.get("data", {})
+        for output in cell.get("outputs", [])
+    )
+
+
+def skippable_cells(chapter, extra_sources=()):
+    """Indices of the chapter's code cells that no graded value depends on (see the module)."""
+    cells = chapter.nb.cells
+    code = [i for i, cell in enumerate(cells) if cell.cell_type == "code"]
+    kept_always = set()
+    for exercise in chapter.exercises:
+        kept_always |= set(exercise.data_cells) | set(exercise.solution_cells)
+        kept_always.add(exercise.check_cell)
+    # names only ever bound by import, def or class: reading them cannot change them
+    definitions, other = set(), set()
+    for i in code:
+        mine = _definitions(cells[i].source)
+        definitions |= mine
+        other |= bound_names(cells[i].source) - mine
+    unchanging = (definitions - other) | _BUILTINS
+
+    hidden = _HIDDEN_STATE
+    if any(_SEEDS_GLOBAL.search(cells[i].source) for i in code):
+        hidden = re.compile(f"{_HIDDEN_STATE.pattern}|random|seed|rng")
+    live = set()  # names a later staying cell (or an extra source) reads
+    for source in extra_sources:
+        names = free_names(source)
+        if names is None:  # unreadable: keep every cell
+            return set()
+        live |= names
+    skipped = set()
+    for i in reversed(code):
+        source = cells[i].source
+        reads = free_names(source)
+        if (
+            i not in kept_always
+            and reads is not None
+            and not hidden.search(source)
+            and not (bound_names(source) & live)
+            and (_draws(cells[i]) or not ((reads & live) - unchanging))
+        ):
+            skipped.add(i)
+            continue
+        if reads is None:  # a cell we cannot read stays, and so does everything before it
+            return skipped
+        live |= reads
+    return skipped
