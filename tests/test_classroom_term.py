@@ -8,6 +8,7 @@ who hands nothing in; grading; a check the instructor fixes, and a regrade; an o
 
 import csv
 import json
+import re
 import shutil
 import stat
 import subprocess
@@ -42,6 +43,7 @@ grace_minutes = 15
 
 [chapters.90]
 due = 2027-02-05T23:59:00+00:00
+release = 2020-01-01T00:00:00+00:00
 
 [chapters.91]
 due = 2027-02-12T23:59:00+00:00
@@ -251,7 +253,36 @@ def test_the_state_keeps_student_and_seed(term):
     assert all(r["seed"] is not None for r in records)
 
 
-# --- feedback pages --------------------------------------------------------------------------
-# The assertions on feedback/<student>/<chapter>.html (s3's late penalty, s4's override, no
-# expected value before a chapter's release) belong here, in a test that takes ``term``,
-# once grading writes the feedback pages.
+# --- feedback pages and the class report -----------------------------------------------------
+
+
+def test_every_student_who_handed_in_gets_a_feedback_page(term):
+    root, out, *_ = term
+    pages = {p.relative_to(out / "feedback").as_posix() for p in (out / "feedback").rglob("*.html")}
+    for student in ("s1", "s2", "s3", "s4"):
+        assert {f"{student}/90_spam.html", f"{student}/91_spam.html"} <= pages
+    assert not any(page.startswith("s5/") for page in pages)  # handed nothing in
+
+
+def test_feedback_pages_show_the_late_penalty_the_override_and_released_answers(term):
+    root, out, *_ = term
+    s3 = (out / "feedback" / "s3" / "91_spam.html").read_text()
+    assert "2 days late, -20 %" in s3 and "&minus;" in s3
+    s4 = (out / "feedback" / "s4" / "90_spam.html").read_text()
+    assert "(set by your instructor)" in s4
+    # chapter 90's solutions are released (the course file's date is past); 91's are not
+    assert 'scope="col">Expected value' in s4
+    s1 = (out / "feedback" / "s1" / "91_spam.html").read_text()
+    assert 'scope="col">Expected value' not in s1 and "once the solutions" in s1
+    # the student's own values are shown, as numbers
+    values = re.findall(r'<td class="value">([^<]*)</td>', s1)
+    assert values and all(re.fullmatch(r"[-0-9.e]+", v) for v in values[:1]), values
+
+
+def test_the_class_report_lists_the_missing_student_and_the_late_one(term):
+    root, out, *_ = term
+    report = (out / "report_91_spam.html").read_text()
+    assert "<li>s5</li>" in report
+    assert "1 on the roster did not hand in" in report
+    assert re.search(r'<th scope="row">s3</th><td class="number">2</td>', report)
+    assert "4 students graded" in report

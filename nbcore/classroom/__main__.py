@@ -116,6 +116,11 @@ def _common(command):
     command.add_argument(
         "--overrides", help="audit file of overridden points (default: <out>/overrides.csv)"
     )
+    command.add_argument(
+        "--released",
+        help="chapters whose solutions are released, e.g. 01,02: their feedback pages show "
+        "the expected values (with a course file, also the chapters past their release date)",
+    )
 
 
 def _setting(args):
@@ -150,6 +155,7 @@ def _export(results, args, out, base, term_parts):
         from_zip=getattr(args, "from_zip", None),
         overrides=overrides,
         refused_files=getattr(args, "refused_files", None),
+        released={c.strip() for c in (args.released or "").split(",") if c.strip()},
     )
     return term.finish(results, parts, out, base)
 
@@ -255,8 +261,11 @@ def _grade(args, work):
         print(format_report(result, base))
         print()
     if out is not None:
-        names = ", ".join(str(path) for path in written)
-        print(f"gradebooks: {names} (details: {details})")
+        books = [p for p in written if p.name.startswith("gradebook_")]
+        print(f"gradebooks: {', '.join(str(p) for p in books)} (details: {details})")
+        others = [p for p in written if p not in books]
+        if others:
+            print(f"also written: {', '.join(str(p) for p in others)}")
         state = term.store(results, args.state or out / "state", args.refused_files)
         print(f"kept for regrading: {state}")
     if results and all(result.refused for result in results):

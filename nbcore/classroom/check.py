@@ -7,6 +7,10 @@ with "Exercise N: correct (P points)" stored as its output. ``pytest --nbval`` r
 ``--noconftest``, no cache and an empty, private IPYTHONDIR, in a folder created for it that no
 student process ever saw. An exercise passes when nbval finds its check's output equal to the
 stored verdict.
+
+The same kernel records, for each check, the expected value on the variant it ran (the
+exercises' record file, ``NBCORE_EXERCISES_RECORD``, written in the checking folder): the
+feedback pages show it once the chapter's solutions are released.
 """
 
 import json
@@ -18,10 +22,12 @@ from pathlib import Path
 
 import nbformat
 
+from nbcore.answers import Unanswered, decode
+from nbcore.classroom.display import value_text
 from nbcore.classroom.results import FAILED, NOT_ATTEMPTED, PASSED, ExerciseResult, GradingError
 from nbcore.classroom.run import chapter_cells, left_out_cells
 from nbcore.classroom.student import KERNEL
-from nbcore.exercises import CORRECT, verdict_line
+from nbcore.exercises import CORRECT, RECORD_ENV, verdict_line
 
 __all__ = ["checking_notebook", "run_nbval", "check_batch"]
 
@@ -89,7 +95,11 @@ def checking_notebook(chapter, plans):
 
 
 def run_nbval(nb, parent, cell_timeout):
-    """Run ``pytest --nbval`` on ``nb`` in a new folder under ``parent``; its cell records."""
+    """Run ``pytest --nbval`` on ``nb`` in a new folder under ``parent``.
+
+    Returns its cell records, and {(exercise, variant seed): expected value as display text}
+    from the checks' own record file.
+    """
     work = Path(tempfile.mkdtemp(prefix="check-", dir=parent))
     notebook = work / "checks.ipynb"
     nbformat.write(nb, notebook)
@@ -127,7 +137,15 @@ def run_nbval(nb, parent, cell_timeout):
         for key, value in os.environ.items()
         if not key.startswith(("PYTEST_", "NBCORE_", "IPYTHON", "JUPYTER"))
     }
-    env.update({REPORT_ENV: str(report), "IPYTHONDIR": str(ipython), "MPLBACKEND": "Agg"})
+    expected_file = work / "expected.jsonl"
+    env.update(
+        {
+            REPORT_ENV: str(report),
+            RECORD_ENV: str(expected_file),
+            "IPYTHONDIR": str(ipython),
+            "MPLBACKEND": "Agg",
+        }
+    )
     done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True)
     if done.returncode not in (0, 1):
         raise GradingError(
@@ -135,7 +153,22 @@ def run_nbval(nb, parent, cell_timeout):
         )
     file = report / "checks.jsonl"
     lines = file.read_text(encoding="utf-8").splitlines() if file.exists() else []
-    return [json.loads(line) for line in lines if line]
+    return [json.loads(line) for line in lines if line], _expected_values(expected_file)
+
+
+def _expected_values(path):
+    """{(exercise, seed): display text of the expected value} from the checks' record file."""
+    found = {}
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    for line in lines:
+        try:
+            entry = json.loads(line)
+            value = decode(entry["expected"])
+        except (ValueError, KeyError, TypeError):
+            continue
+        if not isinstance(value, Unanswered):
+            found[(entry.get("exercise"), entry.get("variant"))] = value_text(value)
+    return found
 
 
 def _result(exercise, record):
@@ -158,7 +191,7 @@ def _result(exercise, record):
 
 def check_batch(chapter, plans, parent, cell_timeout):
     """Judge the values of ``plans`` (one chapter) with the book's checks; fill their results."""
-    records = run_nbval(checking_notebook(chapter, plans), parent, cell_timeout)
+    records, expected = run_nbval(checking_notebook(chapter, plans), parent, cell_timeout)
     for plan in plans:
         mine = [r for r in records if r.get("submission") == plan.number]
         for record in mine:
@@ -179,4 +212,5 @@ def check_batch(chapter, plans, parent, cell_timeout):
             else:
                 check = next((r for r in own if r.get("role") == "check"), None)
                 result = _result(exercise, check)
+            result.expected = expected.get((exercise.id, plan.seed), "")
             plan.result.results.append(result)

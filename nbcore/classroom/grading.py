@@ -30,6 +30,7 @@ from pathlib import Path
 import nbcore
 from nbcore.answers import Unanswered, dumps
 from nbcore.classroom.check import check_batch
+from nbcore.classroom.display import answer_text
 from nbcore.classroom.report import cell, format_report, write_gradebook, write_gradebooks
 from nbcore.classroom.results import (
     FAILED,
@@ -275,6 +276,9 @@ def grade(
                         ready.setdefault(batch[0].chapter.name, []).append(batch[0])
                     else:
                         finish(batch)
+        for plan in plans:  # the values, as the feedback pages show them
+            for result in plan.result.results:
+                result.value = answer_text(plan.texts.get(result.exercise, ""))
         by_chapter = {}
         for plan in plans:
             if plan.chapter is not None and plan.result.results and not plan.result.refused:

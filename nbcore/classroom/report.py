@@ -7,7 +7,13 @@ from pathlib import Path
 
 from nbcore.classroom.results import REFUSED
 
-__all__ = ["format_report", "cell", "write_gradebooks", "write_gradebook"]
+__all__ = [
+    "format_report",
+    "cell",
+    "write_gradebooks",
+    "write_gradebook",
+    "submissions_by_student",
+]
 
 
 def format_report(result, base=None):
@@ -97,16 +103,10 @@ def write_gradebooks(results, folder, base=None):
         exercises = []
         for result in chapter_results:
             exercises += [r.exercise for r in result.results if r.exercise not in exercises]
-        verified = {result.student for result in chapter_results if result.verified}
-        latest = {}
-        for result in chapter_results:
-            key = result.student or result.path.stem
-            if result.refused or (key in verified and not result.verified):
-                key = _name(result, base)  # never the row of a verified student
-            latest.setdefault(key, []).append((_order(result, base), result))
+        latest = submissions_by_student(chapter_results, base)
         rows = []
         for student in sorted(latest):
-            entries = sorted(latest[student], key=lambda pair: pair[0])
+            entries = latest[student]
             result = entries[-1][1]
             earned = {r.exercise: r.earned for r in result.results}
             notes = []
@@ -168,6 +168,19 @@ def write_gradebooks(results, folder, base=None):
     ]
     details = _write_csv(folder / "gradebook_details.csv", header, rows)
     return written, details
+
+
+def submissions_by_student(chapter_results, base=None):
+    """{row name: [(order, result)], the latest last} of one chapter's results: the rows of its
+    gradebook (see :func:`write_gradebooks` for who gets a row of their own)."""
+    verified = {result.student for result in chapter_results if result.verified}
+    rows = {}
+    for result in chapter_results:
+        key = result.student or result.path.stem
+        if result.refused or (key in verified and not result.verified):
+            key = _name(result, base)  # never the row of a verified student
+        rows.setdefault(key, []).append((_order(result, base), result))
+    return {key: sorted(entries, key=lambda pair: pair[0]) for key, entries in rows.items()}
 
 
 def _order(result, base):

@@ -41,6 +41,9 @@ class ExerciseResult:
     hint: str = ""
     note: str = ""  # for the instructor: e.g. similar to the published solution
     override: float | None = None  # points set by the instructor (overrides.csv), with a reason
+    value: str = ""  # the student's value, shortened for display (feedback pages)
+    expected: str = ""  # the expected value on the student's variant, shortened (shown once
+    # the chapter's solutions are released)
 
     @property
     def earned(self):

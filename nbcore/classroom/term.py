@@ -4,7 +4,9 @@
 orders each student's submissions (:mod:`~nbcore.classroom.unpack`), names the student of a
 Canvas download that is not a roster copy (its Canvas user id, the roster's ``ID``), applies
 the course's points, the overrides (:mod:`~nbcore.classroom.overrides`) and the late rule
-(:mod:`~nbcore.classroom.late`), and writes the gradebooks and the LMS files.
+(:mod:`~nbcore.classroom.late`), and writes the gradebooks, the LMS files, the class report
+of each chapter (:mod:`~nbcore.classroom.classreport`) and a feedback page for every student
+(:mod:`~nbcore.classroom.feedback`).
 
 :func:`store` keeps each graded submission in a state folder (a copy of the file, its
 student, its seed, its result) and :func:`regrade` grades those copies again, on the seeds
@@ -17,6 +19,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from nbcore.classroom.classreport import write_class_report
+from nbcore.classroom.feedback import write_feedback
 from nbcore.classroom.late import apply_late
 from nbcore.classroom.lms import write_lms_files
 from nbcore.classroom.overrides import apply_overrides, read_overrides
@@ -50,6 +54,7 @@ class Term:
     from_zip: set = None  # paths that came out of a ZIP: their file time is not used
     overrides: Path = None  # the audit file
     refused_files: list = None  # [(name, reason)] not unpacked from a ZIP
+    released: set = None  # chapters whose solutions are released (else the course's dates)
 
 
 def _canvas_student(result, roster):
@@ -84,6 +89,13 @@ def finish(results, term, out, base=None):
     if term.refused_files is not None:
         header = ["file", "reason"]
         written.append(_write_csv(out / "refused_files.csv", header, term.refused_files))
+    roster_ids = term.roster.ids if term.roster is not None else None
+    written += write_class_report(results, out, roster_ids=roster_ids, base=base)
+    released = set(term.released or ())
+    if term.course is not None:
+        released |= term.course.released()
+    if write_feedback(results, out, released=released, base=base):
+        written.append(out / "feedback")
     return written, details
 
 
