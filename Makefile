@@ -26,7 +26,8 @@ help:
 	@echo "make book-student  the book without unreleased solutions (RELEASED=01,02, or COURSE=)"
 	@echo "make wheel    dist/nbcore-<version>-py3-none-any.whl for the students' install"
 	@echo "make grade NB=path   grade a submitted notebook, a folder or a ZIP of them (COURSE=,"
-	@echo "              ROSTER=, SECRET_FILE=): gradebooks, canvas_/moodle_<chapter>.csv"
+	@echo "              ROSTER=, SECRET_FILE=, RELEASED=01,02): gradebooks, LMS files,"
+	@echo "              report_<chapter>.html, feedback/<student>/<chapter>.html"
 	@echo "make regrade STATE=grades/state   grade the stored submissions again, report changes"
 	@echo "make bench    time nbcore against scikit-learn, and grading 10 copies of each chapter"
 
@@ -137,15 +138,17 @@ lab: system $(STAMP)
 CHAPTERS ?= book
 # The course file, roster and secret, given the same way to student, grade and regrade.
 CLASSFLAGS = $(if $(COURSE),--course '$(COURSE)') $(if $(ROSTER),--roster '$(ROSTER)') \
-	$(if $(SECRET_FILE),--secret-file '$(SECRET_FILE)')
+	$(if $(SECRET_FILE),--secret-file '$(SECRET_FILE)') $(if $(RELEASED),--released '$(RELEASED)')
 CHAPTER_FILES = $(foreach n,$(CHAPTER_NUMBERS),$(or $(wildcard $(CHAPTERS)/$(n)_*.ipynb),$(error no chapter $(n) in $(CHAPTERS)/)))
 student: $(STAMP)
 	$(BIN)/python -m nbcore.classroom student $(if $(CHAPTER),$(CHAPTER_FILES),'$(CHAPTERS)') --out _build/student \
 		$(CLASSFLAGS)
 
 # Grade one returned notebook, a folder or a ZIP of them as an LMS hands them out (a folder
-# also gets gradebook_<chapter>.csv and gradebook_details.csv; with a roster, canvas_ and
-# moodle_<chapter>.csv; a state/ folder kept for regrading). Student code runs in a bubblewrap
+# also gets gradebook_<chapter>.csv and gradebook_details.csv, the class report
+# report_<chapter>.html and a feedback page per student, feedback/<student>/<chapter>.html,
+# with the expected values of the chapters in RELEASED=01,02 or released by COURSE's dates;
+# with a roster, canvas_ and moodle_<chapter>.csv; a state/ folder kept for regrading). Student code runs in a bubblewrap
 # sandbox. SECRET_FILE=path: the course secret of roster copies (else NBCORE_COURSE_SECRET);
 # ROSTER=path or COURSE=course.toml; SUBMITTED=times.csv: when each was handed in (late rule);
 # CHAPTERS=path/: the chapters the copies were made from.

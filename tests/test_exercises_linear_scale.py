@@ -131,32 +131,37 @@ def _ex101(ns):
 
 
 def _ex102(ns):
-    c1, c2, d = ns["counts_1"], ns["counts_2"], ns["word"]
-    total = c1 + c2
-    right = (total[d] + 1) / (total.sum() + 3)
+    # a site's counts from its smoothed estimate: n_w = theta_w (n + D alpha) - alpha
+    t1, t2, n1, n2, d = ns["theta_1"], ns["theta_2"], ns["n_1"], ns["n_2"], ns["word"]
+    c1, c2 = t1 * (n1 + 3) - 1, t2 * (n2 + 3) - 1
+    assert np.allclose(c1, np.round(c1)) and np.isclose(c1.sum(), n1)  # whole counts
+    right = (c1[d] + c2[d] + 1) / (n1 + n2 + 3)
     return (
         "theta_word",
         right,
         {
-            "you averaged": ((c1[d] + 1) / (c1.sum() + 3) + (c2[d] + 1) / (c2.sum() + 3)) / 2,
-            "you smoothed each shard": (c1[d] + 1 + c2[d] + 1) / (c1.sum() + 3 + c2.sum() + 3),
-            "you forgot the smoothing": total[d] / total.sum(),
-            "once per word of the vocabulary": (total[d] + 1) / (total.sum() + 1),
+            "you averaged": (t1[d] + t2[d]) / 2,
+            "you weighted the estimates": (n1 * t1[d] + n2 * t2[d]) / (n1 + n2),
+            "you kept each site's smoothing": (c1[d] + 1 + c2[d] + 1) / (n1 + 3 + n2 + 3),
+            "you forgot the smoothing": (c1[d] + c2[d]) / (n1 + n2),
         },
     )
 
 
 def _ex103(ns):
-    n, d, c = ns["worker_sizes"]["N"], ns["worker_sizes"]["D"], ns["worker_sizes"]["C"]
-    right = 8 * c * (d + 1)
+    d, c = ns["worker_sizes"]["D"], ns["worker_sizes"]["C"]
+    statistics = 8 * c * (d + 1)  # bytes: C x D word counts and C class counts, float64
+    right = next(n for n in range(1, 10**6) if n * d >= statistics)  # one byte per count
     return (
-        "bytes_sent",
+        "break_even",
         right,
         {
-            "you left out the C class counts": 8 * c * d,
-            "that is the number of numbers": c * (d + 1),
-            "that is the size of the data": 8 * n * d,
-            "the number of documents plays no part": right * n,
+            "the C class counts N_c are sent too": next(
+                n for n in range(1, 10**6) if n * d >= 8 * c * d
+            ),
+            "you counted numbers, not bytes": next(
+                n for n in range(1, 10**6) if n * d >= c * (d + 1)
+            ),
         },
     )
 
