@@ -259,3 +259,45 @@ def test_6_4_the_odds_factor_is_the_likelihood_ratio_whatever_the_outlook():
             line = ch.verdict("6.4", float(odds), known_64=known)
             assert "odds once both are known" in line, (known, line)
     exercises.use_variant(None)
+
+
+def test_4_1_and_4_2_answers_derived_by_hand_in_many_variants():
+    """4.1: the alpha that gives the reported estimate, solved from (N_cd + a) / (N_c + 2a) in
+    exact arithmetic; 4.2: a = N / 2, from the posterior mean's weight on the data. For the
+    book and 60 variants each is correct and each mistake gets its own hint."""
+    from fractions import Fraction
+
+    from test_exercises_text_numerics import Chapter
+
+    ch = Chapter("04_smoothing")
+    seen_alphas, seen_a = set(), set()
+    try:
+        for seed in [None, *range(60)]:
+            ch.redraw(seed)
+            report = ch.ns["windy_report"]
+            theta = Fraction(report["reported"]).limit_denominator(10**6)
+            n_cd, n_c, n = report["windy_no"], report["days_no"], report["days"]
+            alpha = (n_cd - theta * n_c) / (2 * theta - 1)
+            assert alpha > 0 and (n_cd + alpha) / (n_c + 2 * alpha) == theta
+            seen_alphas.add(alpha)
+            assert ": correct (" in ch.verdict("4.1", float(alpha)), seed
+            wrong = {
+                "grows by 2 alpha": (n_cd - theta * n_c) / (theta - 1),
+                "not by all the days": (n_cd - theta * n) / (2 * theta - 1),
+                "check the sign": -alpha,
+            }
+            for hint, value in wrong.items():
+                assert hint in ch.verdict("4.1", float(value)), (seed, hint)
+            counts = ch.ns["play_counts"]
+            total, yes = int(counts.sum()), int(counts[1])
+            a = Fraction(total, 2)
+            mle, mean = Fraction(yes, total), (yes + a) / (total + 2 * a)
+            assert mean - mle == Fraction(1, 2) - mean  # halfway
+            seen_a.add(a)
+            assert ": correct (" in ch.verdict("4.2", float(a)), seed
+            assert "weighs as much" in ch.verdict("4.2", float(total)), seed
+            assert "posterior mean itself" in ch.verdict("4.2", float(mean)), seed
+    finally:
+        exercises.use_variant(None)
+    assert {0.25, 0.5, 2, 3, 5} <= {float(x) for x in seen_alphas}
+    assert len(seen_a) > 5
