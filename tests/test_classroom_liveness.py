@@ -25,10 +25,35 @@ from nbcore.classroom.run import left_out_cells, student_steps
         ("import numpy as np\nnp.ones(3)", set()),
         ("model.fit(X)", {"model", "X"}),  # a method call reads the name it may change
         ("table[0] = 1", {"table"}),
+        ("if c:\n    x = 1\ny = x", {"c", "x"}),  # x may not be bound here: the notebook's x
+        ("for k in ks:\n    last = k\nfirst = last", {"ks", "last"}),
     ],
 )
 def test_free_names_are_what_a_cell_reads_from_the_notebook(source, free):
     assert free_names(source) == free
+
+
+def test_a_huge_answer_is_not_analysed_and_a_large_one_in_linear_time():
+    """The attack: an answer of 100,000 assignments took minutes of the grader's own time
+    (the analysis was quadratic). Code over MAX_SOURCE is not read (every cell then stays);
+    code just under it is read in one pass (run in a child process with a generous limit)."""
+    import subprocess
+    import sys
+
+    from nbcore.classroom.liveness import MAX_SOURCE
+
+    huge = "".join(f"v{i} = 0\n" for i in range(100_000))
+    assert len(huge) > MAX_SOURCE and free_names(huge) is None
+    chapter = _chapter("from nbcore import exercises", "total = 6", "shown = 1")
+    assert skippable_cells(chapter, [huge, "answer = total"]) == set()
+    script = (
+        "from nbcore.classroom.liveness import MAX_SOURCE, free_names\n"
+        "lines, size = [], 0\n"
+        "while size < MAX_SOURCE - 20:\n"
+        "    lines.append(f'v{len(lines)} = w\\n'); size += len(lines[-1])\n"
+        "assert free_names(''.join(lines[:-1])) == {'w'}\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
 
 
 def test_unreadable_code_has_no_free_names_list():

@@ -31,7 +31,7 @@ import re
 
 from nbcore.classroom.markup import bound_names, python_source
 
-__all__ = ["free_names", "skippable_cells"]
+__all__ = ["free_names", "skippable_cells", "MAX_SOURCE"]
 
 _HIDDEN_STATE = re.compile(
     # the global random state: NumPy's legacy functions, the standard library's random
@@ -70,58 +70,85 @@ def _stored(nodes):
     return names
 
 
-def _reads(node, local=frozenset()):
-    """Names ``node`` loads that are not bound in the scope they are loaded in."""
-    if isinstance(node, ast.Name):
-        return {node.id} - local if isinstance(node.ctx, ast.Load) else set()
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        args = node.args
-        outer = list(node.decorator_list if not isinstance(node, ast.Lambda) else [])
-        outer += [d for d in args.defaults + args.kw_defaults if d is not None]
-        found = set().union(*(_reads(d, local) for d in outer))
-        body = node.body if isinstance(node.body, list) else [node.body]
-        inner = _stored([args, *body])
-        return found | set().union(*(_reads(child, inner) for child in body))
-    if isinstance(node, _COMPREHENSIONS):
-        inner = set(local) | _stored([g.target for g in node.generators])
-        return set().union(*(_reads(child, inner) for child in ast.iter_child_nodes(node)))
-    return set().union(set(), *(_reads(child, local) for child in ast.iter_child_nodes(node)))
+def _reads(node, out, local=frozenset()):
+    """Add to ``out`` the names ``node`` loads that are not bound in the scope they are loaded
+    in (function arguments and locals, comprehension variables). Iterative: linear in the
+    size of the code, whatever its shape."""
+    stack = [(node, local)]
+    while stack:
+        node, local = stack.pop()
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load) and node.id not in local:
+                out.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = node.args  # decorators, defaults and annotations run where it is defined
+            outer = [d for d in args.defaults + args.kw_defaults if d is not None]
+            if not isinstance(node, ast.Lambda):
+                outer += node.decorator_list + ([node.returns] if node.returns else [])
+            outer += [a.annotation for a in ast.walk(args) if getattr(a, "annotation", None)]
+            stack.extend((child, local) for child in outer)
+            body = node.body if isinstance(node.body, list) else [node.body]
+            inner = local | _stored([args, *body])
+            stack.extend((child, inner) for child in body)
+        elif isinstance(node, _COMPREHENSIONS):
+            inner = local | _stored([g.target for g in node.generators])
+            stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+        else:
+            stack.extend((child, local) for child in ast.iter_child_nodes(node))
 
 
-def _block(statements, bound):
-    """Names read by ``statements`` (top level, in order) before they are bound there."""
-    found = set()
+def _block(statements, scopes, found):
+    """Add to ``found`` the names ``statements`` read before they bind them, in order.
+
+    ``scopes``: the sets of names bound before, outermost first. Only a simple statement's
+    bindings count for what follows it: a name bound inside an ``if``, a loop or a ``try`` may
+    not be bound at all, so a later read of it is a read of the notebook's name.
+    """
+    local = set()
+    scopes = [*scopes, local]
+
+    def read(node, extra=()):
+        names = set()
+        _reads(node, names)
+        found.update(n for n in names if n not in extra and not any(n in s for s in scopes))
+
     for statement in statements:
         if isinstance(statement, (ast.For, ast.AsyncFor)):
-            found |= _reads(statement.iter) - bound
-            bound = bound | _stored([statement.target])
-            found |= _block(statement.body + statement.orelse, bound)
+            read(statement.iter)
+            _block(statement.body + statement.orelse, [*scopes, _stored([statement.target])], found)
         elif isinstance(statement, (ast.If, ast.While)):
-            found |= _reads(statement.test) - bound
-            found |= _block(statement.body, bound) | _block(statement.orelse, bound)
+            read(statement.test)
+            _block(statement.body, scopes, found)
+            _block(statement.orelse, scopes, found)
         elif isinstance(statement, (ast.With, ast.AsyncWith)):
             for item in statement.items:
-                found |= _reads(item.context_expr) - bound
+                read(item.context_expr)
             targets = [i.optional_vars for i in statement.items if i.optional_vars is not None]
-            found |= _block(statement.body, bound | _stored(targets))
+            _block(statement.body, [*scopes, _stored(targets)], found)
         elif isinstance(statement, ast.Try):
-            handlers = [h for h in statement.handlers]
-            found |= _block(statement.body, bound)
-            for handler in handlers:
-                named = {handler.name} if handler.name else set()
-                found |= _reads(handler.type) - bound if handler.type else set()
-                found |= _block(handler.body, bound | named)
-            found |= _block(statement.orelse + statement.finalbody, bound)
+            _block(statement.body, scopes, found)
+            for handler in statement.handlers:
+                if handler.type is not None:
+                    read(handler.type)
+                _block(handler.body, [*scopes, {handler.name} if handler.name else set()], found)
+            _block(statement.orelse + statement.finalbody, scopes, found)
         else:
-            found |= _reads(statement) - bound
-        bound = bound | _stored([statement])
-    return found
+            read(statement)
+            local |= _stored([statement])
+
+
+MAX_SOURCE = 200_000  # characters of code analysed; longer code keeps every cell
 
 
 def free_names(source):
-    """The names a cell reads from the notebook's globals (every name, for unreadable code)."""
+    """The names a cell reads from the notebook's globals; None for code that is not read
+    (unparsable, or longer than MAX_SOURCE): the caller then keeps every cell."""
+    if not isinstance(source, str) or len(source) > MAX_SOURCE:
+        return None
     try:  # the student's code is hostile input: whatever fails to parse keeps every cell
-        return _block(ast.parse(python_source(source)).body, frozenset())
+        found = set()
+        _block(ast.parse(python_source(source)).body, [], found)
+        return found
     except Exception:
         return None
 
@@ -170,6 +197,8 @@ def skippable_cells(chapter, extra_sources=()):
     if any(_SEEDS_GLOBAL.search(cells[i].source) for i in code):
         hidden = re.compile(f"{_HIDDEN_STATE.pattern}|random|seed|rng")
     live = set()  # names a later staying cell (or an extra source) reads
+    if sum(len(s) for s in extra_sources) > MAX_SOURCE:  # not read: every cell stays
+        return set()
     for source in extra_sources:
         names = free_names(source)
         if names is None:  # unreadable: keep every cell
