@@ -163,3 +163,34 @@ def test_a_canvas_download_of_a_practice_copy_is_matched_by_canvas_user_id(tmp_p
     rows = _rows(tmp_path / "canvas_03_mle.csv")
     assert rows[2] == ["Ames, Ann", "101", "s1", "aames", "A", "4"]
     assert rows[3] == ["Baker, Bob", "102", "s2", "bbaker", "A", "0"]
+
+
+def test_a_classmates_copy_handed_in_from_another_account_counts_for_neither(tmp_path):
+    """The attack: s2 uploads the copy made for s1 (sealed, so verified as s1's), filled
+    with wrong answers, after s1's own submission; by Canvas's submission ids it was the
+    latest of s1's copies and replaced s1's grade. Now the Canvas user id in the download's
+    name (s2's account) contradicts the copy's student: it goes to neither, with the reason."""
+    from nbcore.classroom import term
+
+    roster_file = tmp_path / "roster.csv"
+    roster_file.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section\n"
+        "    Points Possible,,,,\n"
+        '"Ames, Ann",101,s1,aames,A\n"Baker, Bob",102,s2,bbaker,A\n'
+    )
+    results = [
+        _result("s1", [PASSED, PASSED], name="amesann_101_5001_03_mle.ipynb"),
+        _result("s2", [PASSED, PASSED], name="bakerbob_102_5002_03_mle.ipynb"),
+        _result("s1", [FAILED, FAILED], name="bakerbob_102_5002_03_mle-1.ipynb"),
+    ]
+    out = tmp_path / "out"
+    term.finish(results, term.Term(roster=read_roster(roster_file)), out)
+    canvas = {row[2]: row[5] for row in _rows(out / "canvas_03_mle.csv")[2:]}
+    assert canvas == {"s1": "4", "s2": "4"}
+    unmatched = _rows(out / "unmatched_03_mle.csv")
+    assert [row[0] for row in unmatched[1:]] == ["bakerbob_102_5002_03_mle-1.ipynb"]
+    assert "handed in from the account of s2" in unmatched[1][2]
+    book = {row["student"]: row for row in csv.DictReader((out / "gradebook_03_mle.csv").open())}
+    assert book["s1"]["total"] == "4"
+    flagged = [row for key, row in book.items() if key not in ("s1", "s2")]
+    assert len(flagged) == 1 and "counted for neither" in flagged[0]["note"]

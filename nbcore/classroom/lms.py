@@ -35,7 +35,8 @@ def roster_results(results, roster, chapter):
     strict = any(r.verified for r in mine)  # with the course secret, only sealed copies count
     chosen, unmatched = {}, []
     for result in sorted(mine, key=lambda r: r.order or (-1, 0.0, r.path.as_posix())):
-        ok = result.student in roster and not result.refused and result.results
+        ok = result.student in roster and not result.refused and not result.mismatch
+        ok = ok and result.results
         if ok and (result.verified or not strict):
             chosen[result.student] = result  # sorted: the latest wins
         else:
@@ -76,7 +77,8 @@ def write_lms_files(results, roster, folder, missing="zero", names=None):
             _write_csv(folder / f"moodle_{chapter}.csv", [*MOODLE_COLUMNS, name], moodle)
         )
         rows = [
-            [r.path.name, r.student, r.refused or "not a student of the roster"] for r in unmatched
+            [r.path.name, r.student, r.refused or r.mismatch or "not a student of the roster"]
+            for r in unmatched
         ]
         path = folder / f"unmatched_{chapter}.csv"
         written.append(_write_csv(path, ["submission", "student", "reason"], rows))

@@ -177,7 +177,7 @@ def submissions_by_student(chapter_results, base=None):
     rows = {}
     for result in chapter_results:
         key = result.student or result.path.stem
-        if result.refused or (key in verified and not result.verified):
+        if result.refused or result.mismatch or (key in verified and not result.verified):
             key = _name(result, base)  # never the row of a verified student
         rows.setdefault(key, []).append((_order(result, base), result))
     return {key: sorted(entries, key=lambda pair: pair[0]) for key, entries in rows.items()}

@@ -74,6 +74,7 @@ class SubmissionResult:
     submitted: object = None  # when it was handed in (datetime), where known
     seed: int | None = None  # the variant it was graded on (None: the book's numbers)
     order: tuple = ()  # sorts a student's submissions, the latest last (see unpack.py)
+    mismatch: str = ""  # why this graded copy is not given to the student it names
 
     @property
     def score(self):

@@ -58,13 +58,27 @@ class Term:
 
 
 def _canvas_student(result, roster):
-    """A Canvas download of a copy that names no student: the roster's row of its user id."""
+    """Match a Canvas download to the roster by the Canvas user id in its name.
+
+    A copy that names no student becomes the student of that user id. A sealed copy made for
+    one student but handed in from another student's account is given to neither: a student
+    could otherwise replace a classmate's grade by uploading the classmate's copy later.
+    """
     user = canvas_user(result.path.name)
-    if result.verified or result.student != result.path.stem or user is None or not roster:
+    if user is None or not roster or result.refused:
         return
-    match = [s for s in roster.students if s.row.get("ID") == user]
-    if match:
-        result.student = match[0].id
+    owner = [s.id for s in roster.students if s.row.get("ID") == user]
+    if result.verified:
+        if owner and owner[0] != result.student:
+            result.verified = False
+            result.mismatch = (
+                f"the copy made for {result.student} was handed in from the account of "
+                f"{owner[0]}: counted for neither, for the instructor to decide"
+            )
+            result.problems.append(result.mismatch)
+        return
+    if owner and result.student == result.path.stem:
+        result.student = owner[0]
 
 
 def finish(results, term, out, base=None):
