@@ -56,6 +56,25 @@ def test_a_huge_answer_is_not_analysed_and_a_large_one_in_linear_time():
     subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "%%time\nanswer = total",  # a cell magic: the code is a string to IPython
+        "%time answer = total",
+        "answer = globals()['total']",
+        "answer = eval('total')",
+        "answer = get_ipython().user_ns['total']",
+        "answer = vars()['total']",
+    ],
+)
+def test_an_answer_whose_reads_are_hidden_keeps_every_cell(answer):
+    """The attack was an honest one: 8.1 answered under %%time lost its points, because the
+    magic hides the names the answer reads and the cell defining them was left out."""
+    assert free_names(answer) is None
+    chapter = _chapter("from nbcore import exercises", "total = 6", "shown = 1")
+    assert skippable_cells(chapter, [answer]) == set()
+
+
 def test_unreadable_code_has_no_free_names_list():
     assert free_names("def (") is None
     assert free_names("(" * 10_000 + ")" * 10_000) is None

@@ -22,7 +22,10 @@ A cell is left out when, read from the last cell back:
 
 Names are read from the source with :mod:`ast`: a cell "reads" a name when it loads it before
 binding it (at the top level, in order), or loads it inside a function, lambda or comprehension
-that does not bind it itself. The rules are conservative: a cell they are unsure of stays.
+that does not bind it itself. The rules are conservative: a cell they are unsure of stays, and
+so does every cell before it; an answer they cannot read (a magic such as ``%%time``, whose code
+IPython passes as a string, ``globals()``, ``eval``, code too long to analyse) keeps every
+cell.
 """
 
 import ast
@@ -43,6 +46,12 @@ _HIDDEN_STATE = re.compile(
     r"\bos\.(?!path\b|cpu_count\b|sched_getaffinity\b)|\bsys\.|"
     # files
     r"\bopen\(|write|save|\.dump\(|mkdir|unlink|remove|rename|rmtree|shutil"
+)
+# reads the analysis cannot see: magics (IPython turns their code into a string), and names
+# looked up by their text
+_HIDDEN_READS = re.compile(
+    r"get_ipython|\bglobals\b|\blocals\b|\bvars\b|\beval\b|\bexec\b|__import__|"
+    r"__dict__|__builtins__|\bimportlib\b|sys\.modules|user_ns"
 )
 _SEEDS_GLOBAL = re.compile(r"random\.seed|random\.set_state")
 _BUILTINS = frozenset(dir(builtins))
@@ -146,8 +155,11 @@ def free_names(source):
     if not isinstance(source, str) or len(source) > MAX_SOURCE:
         return None
     try:  # the student's code is hostile input: whatever fails to parse keeps every cell
+        code = python_source(source)
+        if _HIDDEN_READS.search(code):  # names read where the analysis cannot see them
+            return None
         found = set()
-        _block(ast.parse(python_source(source)).body, [], found)
+        _block(ast.parse(code).body, [], found)
         return found
     except Exception:
         return None
