@@ -169,3 +169,15 @@ def test_the_readmes_course_file_parses(tmp_path):
     assert course.late.extensions == {"s1003": 2}
     assert course.chapters["03"].points == {"3.2": 3}
     assert course.chapters["03"].assignment == "Exercises 3"
+
+
+def test_canvas_roster_skips_only_the_points_row_and_canvas_test_student(tmp_path):
+    """A real student whose name contains "Points Possible", or is "Test Student" but who has
+    an SIS User ID, stays on the roster (a substring test dropped them silently)."""
+    path = tmp_path / "canvas.csv"
+    path.write_text(
+        CANVAS
+        + '"Mr Points Possible",1004,s1004,mpp,Section A,\n'
+        + '"Test Student",1005,s1005,tst,Section A,\n'
+    )
+    assert read_roster(path).ids == ["s1001", "s1002", "s1004", "s1005"]

@@ -168,3 +168,23 @@ def test_a_long_name_is_shortened_and_stays_a_notebook(tmp_path):
     written, refused = unpack_zip(archive, tmp_path / "out")
     assert refused == [] and len(written) == 1
     assert written[0].suffix == ".ipynb" and len(written[0].name) == 120
+
+
+def test_a_duplicate_name_never_overwrites_or_deletes_another_member(tmp_path):
+    """The attack: duplicates were renamed ``stem_<count>`` without looking whether that name
+    was taken; when it was, unpacking the duplicate failed and its clean-up deleted the other,
+    already unpacked member (a classmate's notebook, in a ZIP whose names students choose)."""
+    members = [
+        ("victim.ipynb", NB),
+        ("att_a.ipynb", NB),
+        ("att_a_3.ipynb", NB.replace(b"{", b'{"x": 1, ', 1)),  # the name the rename picked
+        ("att_a.ipynb", NB),
+        ("att_a.ipynb", NB),
+    ]
+    with pytest.warns(UserWarning, match="Duplicate name"):
+        archive = _zip(tmp_path / "dup.zip", members)
+    written, refused = unpack_zip(archive, tmp_path / "out")
+    assert refused == []
+    assert len(written) == 5 and len(set(written)) == 5
+    assert all(path.is_file() for path in written)
+    assert '"x": 1' in (tmp_path / "out" / "att_a_3.ipynb").read_text()

@@ -80,8 +80,12 @@ def _skip(kind, record):
     if kind != "canvas":
         return False
     student = record.get("Student", "").strip()
-    # Canvas's second row holds each assignment's points; its "Test Student" is not a student
-    return "Points Possible" in student or student in ("Test Student", "Student, Test")
+    # Canvas's second row holds each assignment's points; its "Test Student" (who has no SIS
+    # User ID) is not a student. A real student may have either name: exact tests only.
+    if student == "Points Possible":
+        return True
+    test_student = student in ("Test Student", "Student, Test")
+    return test_student and not record.get("SIS User ID", "").strip()
 
 
 def read_roster(path):

@@ -118,8 +118,11 @@ def unpack_zip(archive, folder):
                 reason = "its name leads out of the folder"
             if reason is None and not target.resolve().is_relative_to(root):
                 reason = "its name leads out of the folder"
-            if reason is None and target.exists():
-                target = target.with_name(f"{target.stem}_{len(written)}{target.suffix}")
+            if reason is None and target.exists():  # a duplicate: the first free name
+                stem, number = target.stem, 2
+                while target.exists() or target.is_symlink():
+                    target = target.with_name(f"{stem}_{number}{target.suffix}")
+                    number += 1
             if reason is None:
                 reason, size = _extract(zf, info, target, MAX_TOTAL_BYTES - total)
                 total += size
@@ -135,14 +138,18 @@ def _extract(zf, info, target, room):
     target.parent.mkdir(parents=True, exist_ok=True)
     size, limit = 0, min(MAX_NOTEBOOK_BYTES, room)
     try:
-        with zf.open(info) as source, open(target, "xb") as out:
+        out = open(target, "xb")  # never a file that is there: it is another member's
+    except OSError as error:
+        return f"cannot be written ({type(error).__name__}: {error})", 0
+    try:
+        with zf.open(info) as source, out:
             while chunk := source.read(CHUNK):
                 size += len(chunk)
                 if size > limit:
                     break
                 out.write(chunk)
     except (zipfile.BadZipFile, OSError, RuntimeError, EOFError) as error:
-        target.unlink(missing_ok=True)
+        target.unlink(missing_ok=True)  # the file this call created
         return f"cannot be read ({type(error).__name__}: {error})", size
     if size > limit:
         target.unlink(missing_ok=True)
