@@ -169,6 +169,24 @@ def test_in_a_chapter_that_seeds_the_global_state_random_cells_stay():
     assert 2 not in skippable_cells(chapter, ["answer = total"])
 
 
+def test_a_cell_tagged_grading_skip_is_left_out_unless_an_answer_needs_it():
+    """Its author vouches that its files and changes matter only to the demonstrations: it
+    goes even though it writes a file and reads a name later cells read, but stays when an
+    answer reads a name it binds or a setting it reads."""
+    chapter = _chapter(
+        "from nbcore import exercises\nWORKDIR = 'w'",
+        "paths = write(WORKDIR, 3)",  # a file: hidden state
+        "total = 6",
+        "shown = len(paths)",
+    )
+    chapter.nb.cells[1].metadata["tags"] = ["grading-skip"]
+    assert {1, 3} <= skippable_cells(chapter, ["answer = total"])
+    assert 1 not in skippable_cells(chapter, ["answer = shown"])  # needs paths
+    assert 1 not in skippable_cells(chapter, ["answer = open(WORKDIR).read()"])
+    chapter.nb.cells[1].metadata["tags"] = []
+    assert 1 not in skippable_cells(chapter, ["answer = total"])  # untagged: a file stays
+
+
 def test_exercise_cells_are_never_left_out():
     chapter = _chapter("from nbcore import exercises", "total = 6")
     kept = {i for ex in chapter.exercises for i in [*ex.data_cells, *ex.solution_cells]}

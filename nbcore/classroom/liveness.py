@@ -20,6 +20,11 @@ A cell is left out when, read from the last cell back:
   (``np.random.seed``), every cell that mentions random numbers stays;
 * it is not an exercise's data, solution or check cell.
 
+A cell tagged ``grading-skip`` by the chapter's author (the files it writes and the objects it
+changes are read only by the chapter's demonstrations, never by an exercise) is left out on
+the first rule alone: unless a later staying cell or an answer reads a name it binds, or an
+answer reads a name it reads (other than modules, functions and builtins: ``WORKDIR``, say).
+
 Names are read from the source with :mod:`ast`: a cell "reads" a name when it loads it before
 binding it (at the top level, in order), or loads it inside a function, lambda or comprehension
 that does not bind it itself. The rules are conservative: a cell they are unsure of stays, and
@@ -34,7 +39,7 @@ import re
 
 from nbcore.classroom.markup import bound_names, python_source
 
-__all__ = ["free_names", "skippable_cells", "MAX_SOURCE"]
+__all__ = ["free_names", "skippable_cells", "MAX_SOURCE", "GRADING_SKIP"]
 
 _HIDDEN_STATE = re.compile(
     # the global random state: NumPy's legacy functions, the standard library's random
@@ -55,6 +60,9 @@ _HIDDEN_READS = re.compile(
 )
 _SEEDS_GLOBAL = re.compile(r"random\.seed|random\.set_state")
 _BUILTINS = frozenset(dir(builtins))
+# the tag of a book cell whose effects besides the names it binds (files it writes, objects it
+# changes) no exercise depends on: only the chapter's own demonstrations read them
+GRADING_SKIP = "grading-skip"
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
@@ -216,17 +224,20 @@ def skippable_cells(chapter, extra_sources=()):
         if names is None:  # unreadable: keep every cell
             return set()
         live |= names
+    answers_read = set(live) - unchanging
     skipped = set()
     for i in reversed(code):
         source = cells[i].source
         reads = free_names(source)
-        if (
-            i not in kept_always
-            and reads is not None
-            and not hidden.search(source)
-            and not (bound_names(source) & live)
-            and (_draws(cells[i]) or not ((reads & live) - unchanging))
-        ):
+        if i in kept_always or reads is None or bound_names(source) & live:
+            pass
+        elif GRADING_SKIP in cells[i].metadata.get("tags", ()):
+            # the chapter's author vouches for its effects: it stays only for what an answer
+            # reads, the names it binds or the settings it reads (WORKDIR, SEED)
+            if not (reads & answers_read):
+                skipped.add(i)
+                continue
+        elif not hidden.search(source) and (_draws(cells[i]) or not (reads & live) - unchanging):
             skipped.add(i)
             continue
         if reads is None:  # a cell we cannot read stays, and so does everything before it
