@@ -209,3 +209,22 @@ def test_the_student_run_runs_what_the_answer_reads():
         assert ("shown = 12" in sources) is present
         assert "total = 6" in sources and answer in sources
     assert 2 in left_out_cells(chapter, ["answer = total"])
+
+
+def test_a_huge_answer_is_not_parsed_by_the_grader(monkeypatch):
+    """The attack: an answer of 4,000,000 list items made the grader parse it outside the
+    sandbox (5.8 GB, minutes). Past MAX_SOURCE characters, or MAX_ANSWER_CELLS cells, the
+    grader reads nothing of the answers: every book cell runs, in the sandbox's limits."""
+    from nbcore.classroom import run
+
+    def no_analysis(*args, **kwargs):
+        raise AssertionError("the answers were analysed")
+
+    monkeypatch.setattr(run, "left_out_cells", no_analysis)
+    chapter = _chapter("from nbcore import exercises", "total = 6", "shown = 12")
+    huge = "x = [" + "a, " * 100_000 + "]\nanswer = total"
+    steps = run.student_steps(chapter, {"1.1": [huge]}, None)
+    assert "shown = 12" in [s.source for s in steps]
+    many = ["a = 1"] * (run.MAX_ANSWER_CELLS + 1) + ["answer = total"]
+    steps = run.student_steps(chapter, {"1.1": many}, None)
+    assert "shown = 12" in [s.source for s in steps]
