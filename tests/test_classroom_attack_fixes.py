@@ -226,13 +226,20 @@ def test_code_run_from_a_string_is_flagged():
                 ("b64", "import base64\neval(compile(base64.b64decode('cA=='), 'x', 'exec'))"),
                 ("honest", "p_offer_spam = 6 / 14"),
                 ("runs_own_variable", "code = input()\nexec(code)"),
+                # the wrappers an attack used to escape the note: an alias, getattr, IPython
+                ("alias", "run = exec\nrun(bytes([112, 61, 49]).decode())"),
+                ("getattr", "import builtins\ngetattr(builtins, 'ex' + 'ec')('p = 1')"),
+                ("ipython", "get_ipython().run_cell('p = 1')"),
+                ("magic", "%run /tmp/p.py"),
+                ("huge", "p = 1\n" * 50_000),
             ]
         )
     ]
     notes = flag_similar(chapter, plans)
-    assert notes[(0, "90.1")] == ["90.1 runs code from a string"]
-    assert notes[(1, "90.1")] == ["90.1 runs code from a string"]
-    assert (2, "90.1") not in notes and (3, "90.1") not in notes
+    for n in (0, 1, 3, 4, 5, 6, 7):
+        assert notes[(n, "90.1")] == ["90.1 runs code from a string"], n
+    assert (2, "90.1") not in notes
+    assert notes[(8, "90.1")] == ["90.1 is too long to compare"]
 
 
 # Forks busy loops that leave the session (os.setsid), as one answer did to starve the others;

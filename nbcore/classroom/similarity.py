@@ -21,13 +21,17 @@ other); the score is kept, for the instructor to decide. Independent answers to 
 tightly specified exercise can look alike: a flag is a reason to read both, not a verdict.
 
 Code hidden in a string escapes the comparison (``exec(bytes.fromhex("7072..."))`` has none of
-the solution's tokens), so an answer that passes ``exec``, ``eval`` or ``compile`` a value built
-from a string or bytes literal is noted too: "runs code from a string".
+the solution's tokens), so an answer that names any way of running code it builds at run time
+is noted too, "runs code from a string": ``exec``, ``eval``, ``compile``, ``__import__``,
+``builtins``, ``importlib``, ``marshal``, IPython's ``run_cell`` and ``run_line_magic``, the
+``%run`` magic (an alias ``run = exec`` or ``getattr(builtins, ...)`` names one of them too).
+An answer longer than ``MAX_COMPARED`` characters is not compared (reading it would cost the
+grader time and memory without bound); it is noted "too long to compare" instead.
 """
 
-import ast
 import io
 import keyword
+import re
 import tokenize
 
 __all__ = [
@@ -38,9 +42,11 @@ __all__ = [
     "similarity",
     "runs_code_from_string",
     "flag_similar",
+    "MAX_COMPARED",
 ]
 
 SIMILAR = 0.9
+MAX_COMPARED = 200_000  # characters of one answer that are compared
 SHINGLE = 4
 MIN_RUNS = 12
 _SKIP = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
@@ -69,37 +75,20 @@ def tokens(sources):
     return found
 
 
-_RUNNERS = {"exec", "eval", "compile"}
-
-
-def _called_name(node):
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
+_RUNNERS = re.compile(
+    r"\b(exec|eval|compile|__import__|builtins|__builtins__|importlib|marshal|run_cell|"
+    r"run_cell_magic|run_line_magic)\b|^\s*%+run\b",
+    re.MULTILINE,
+)
 
 
 def runs_code_from_string(sources):
-    """Whether the cells call exec, eval or compile on a value built from a str/bytes literal."""
-    for source in sources:
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue  # not Python (a magic): the tokens are still compared
-        try:
-            for node in ast.walk(tree):
-                if not isinstance(node, ast.Call) or _called_name(node.func) not in _RUNNERS:
-                    continue
-                for argument in node.args[:1] + [k.value for k in node.keywords]:
-                    for inner in ast.walk(argument):
-                        if isinstance(inner, ast.Constant) and isinstance(
-                            inner.value, (str, bytes)
-                        ):
-                            return True
-        except RecursionError:
-            return True  # nested too deeply to read: worth a look
-    return False
+    """Whether the cells name a way of running code built at run time (see the module)."""
+    return any(_RUNNERS.search(source) for source in sources)
+
+
+def _too_long(sources):
+    return sum(len(source) for source in sources) > MAX_COMPARED
 
 
 def _runs(sources):
@@ -124,7 +113,12 @@ def flag_similar(chapter, plans, threshold=SIMILAR):
     notes = {}
     for exercise in chapter.exercises:
         solution = _runs([chapter.nb.cells[i].source for i in exercise.solution_cells])
-        answers = [(plan, _runs(plan.answers.get(exercise.id) or [])) for plan in plans]
+        long = {p.number for p in plans if _too_long(p.answers.get(exercise.id) or [])}
+        answers = [
+            (plan, _runs(plan.answers.get(exercise.id) or []))
+            for plan in plans
+            if plan.number not in long
+        ]
         answers = [(plan, runs) for plan, runs in answers if len(runs) >= MIN_RUNS]
         copied = {plan.number for plan, runs in answers if similarity(runs, solution) >= threshold}
         hidden = {
@@ -148,6 +142,8 @@ def flag_similar(chapter, plans, threshold=SIMILAR):
             found = found_in.get(plan.number, [])
             if plan.number in hidden:
                 found.append(f"{exercise.id} runs code from a string")
+            if plan.number in long:
+                found.append(f"{exercise.id} is too long to compare")
             if found:
                 notes[(plan.number, exercise.id)] = found
                 plan.result.problems += found
