@@ -194,3 +194,47 @@ def test_a_classmates_copy_handed_in_from_another_account_counts_for_neither(tmp
     assert book["s1"]["total"] == "4"
     flagged = [row for key, row in book.items() if key not in ("s1", "s2")]
     assert len(flagged) == 1 and "counted for neither" in flagged[0]["note"]
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        # Canvas download names with a plain roster (no Canvas user ids to match)
+        (
+            "amesann_101_5001_03_mle.ipynb",
+            "bakerbob_102_5002_03_mle.ipynb",
+            "bakerbob_102_5002_03_mle-1.ipynb",
+        ),
+        # Moodle's download folders: full name, participant id, assignsubmission
+        (
+            "Ann Ames_1001_assignsubmission_file_/03_mle.ipynb",
+            "Bob Baker_1002_assignsubmission_file_/03_mle.ipynb",
+            "Bob Baker_1002_assignsubmission_file_/03_mle (copy).ipynb",
+        ),
+    ],
+)
+def test_a_classmates_copy_from_an_account_that_hands_in_two_students_counts_for_nobody(
+    tmp_path, names
+):
+    """The attack after the Canvas fix: with a plain or Moodle roster no user id names the
+    account's owner. An account that handed in copies sealed for two students is suspect;
+    its copy of a student who also handed in from their own account is set aside."""
+    from nbcore.classroom import term
+
+    roster_file = tmp_path / "roster.csv"
+    roster_file.write_text("student\ns1\ns2\n")
+    own, theirs, forged = names
+    results = [
+        _result("s1", [PASSED, PASSED], name=own),
+        _result("s2", [PASSED, PASSED], name=theirs),
+        _result("s1", [FAILED, FAILED], name=forged),
+    ]
+    for n, result in enumerate(results):
+        result.order = (n,)  # the forged copy is the latest
+    out = tmp_path / "out"
+    term.finish(results, term.Term(roster=read_roster(roster_file)), out)
+    canvas = {row[2]: row[5] for row in _rows(out / "canvas_03_mle.csv")[2:]}
+    assert canvas == {"s1": "4", "s2": "4"}
+    unmatched = _rows(out / "unmatched_03_mle.csv")
+    assert [row[0] for row in unmatched[1:]] == [Path(forged).name]
+    assert "more than one account" in unmatched[1][2]

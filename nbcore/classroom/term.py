@@ -16,6 +16,7 @@ recorded for them, with the checks as they are now: it returns every score that 
 import datetime as dt
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,11 +82,60 @@ def _canvas_student(result, roster):
         result.student = owner[0]
 
 
+_MOODLE_FOLDER = re.compile(r"_(\d+)_assign(?:submission|ment)_")
+
+
+def uploader(path):
+    """Who handed the file in, as the LMS's download names it: ("canvas", user id) from a
+    Canvas name, ("moodle", participant id) from a Moodle folder, else None."""
+    user = canvas_user(Path(path).name)
+    if user is not None:
+        return ("canvas", user)
+    for part in Path(path).parts:
+        match = _MOODLE_FOLDER.search(part)
+        if match:
+            return ("moodle", match[1])
+    return None
+
+
+def _shared_copies(results):
+    """Sealed copies of one student handed in from several LMS accounts count for nobody.
+
+    A copy made for one student and handed in by another (a file passed on) could otherwise
+    become the first student's latest submission. An account that handed in copies sealed
+    for several students is suspect: its copies of a student who also handed in from another
+    account are set aside; a student whose copies still come from several accounts has all of
+    them set aside. Each is noted, for the instructor to decide.
+    """
+    graded = [r for r in results if r.verified and not r.refused and uploader(r.path)]
+    students_of = {}
+    for r in graded:
+        students_of.setdefault((r.chapter, uploader(r.path)), set()).add(r.student)
+    accounts = {}
+    for r in graded:
+        accounts.setdefault((r.chapter, r.student), set()).add(uploader(r.path))
+    for r in graded:
+        mine = accounts[(r.chapter, r.student)]
+        if len(mine) < 2:
+            continue
+        suspect = {a for a in mine if len(students_of[(r.chapter, a)]) > 1}
+        if uploader(r.path) in suspect or len(mine - suspect) > 1:
+            r.verified = False
+            r.mismatch = (
+                f"the copy made for {r.student} was handed in from more than one account "
+                f"({', '.join(sorted(a[1] for a in mine))}): counted for nobody, for the "
+                "instructor to decide"
+            )
+            r.problems.append(r.mismatch)
+
+
 def finish(results, term, out, base=None):
     """Apply the term's rules to ``results`` and write every export into ``out``."""
     times, from_zip = term.times or {}, term.from_zip or set()
     for result in results:
         _canvas_student(result, term.roster)
+    _shared_copies(results)
+    for result in results:
         result.order = result.order or order_key(result, times, from_zip)
         plan = term.course.chapter(result.chapter) if term.course and result.chapter else None
         for exercise in result.results if plan else []:
