@@ -104,9 +104,22 @@ def simulate(n, strength, seed):
 
 
 def exact_posterior(X, strength):
-    """The true P(y = 1 | x) of the simulated model, shape (n_samples,)."""
+    """The true P(y = 1 | x) of the simulated model, shape (n_samples,).
+
+    A record the model cannot produce (at strength 1, a child that is not its parent shifted
+    by either class) has no posterior: a ValueError names it.
+    """
     strength = _strength(strength)
     X = np.asarray(X, dtype=int)
+    if (
+        X.ndim != 2
+        or X.shape[1] != len(FEATURES)
+        or X.min(initial=0) < 0
+        or X.max(initial=0) >= N_VALUES
+    ):
+        raise ValueError(
+            f"X must have shape (n_samples, 5) with values 0, 1, 2; got shape {X.shape}"
+        )
     log_joint = np.full((X.shape[0], 2), math.log(0.5))  # log p(y) + sum_d log p(x_d | ...)
     for c in (0, 1):
         for d, parent in enumerate(TRUE_PARENT):
@@ -114,7 +127,15 @@ def exact_posterior(X, strength):
             if parent >= 0:
                 copied = X[:, d] == (X[:, parent] + c) % N_VALUES
                 p = strength * copied + (1 - strength) * p
-            log_joint[:, c] += np.log(p)
+            with np.errstate(divide="ignore"):  # log 0 = -inf: impossible in that class
+                log_joint[:, c] += np.log(p)
+    impossible = np.isneginf(log_joint).all(axis=1)
+    if impossible.any():
+        row = int(np.argmax(impossible))
+        raise ValueError(
+            f"record {row} of X, {X[row].tolist()}, has probability 0 in both classes at "
+            f"strength {strength}"
+        )
     shifted = log_joint - log_joint.max(axis=1, keepdims=True)
     return np.exp(shifted[:, 1]) / np.exp(shifted).sum(axis=1)
 
