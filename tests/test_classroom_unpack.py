@@ -125,6 +125,10 @@ def test_too_many_members(tmp_path, monkeypatch):
     monkeypatch.setattr(unpack, "MAX_MEMBERS", 10)
     archive = _zip(tmp_path / "many.zip", [(f"{i}.ipynb", NB) for i in range(11)])
     written, refused = unpack_zip(archive, tmp_path / "out")
+    assert len(written) == 10 and refused == [("10.ipynb", refused[0][1])]
+    assert "more than 10 notebooks" in refused[0][1]
+    monkeypatch.setattr(unpack, "MAX_ENTRIES", 10)  # entries of any kind: the ZIP as a whole
+    written, refused = unpack_zip(archive, tmp_path / "out2")
     assert written == [] and "11 members, more than the 10 allowed" in refused[0][1]
 
 
@@ -167,7 +171,8 @@ def test_a_long_name_is_shortened_and_stays_a_notebook(tmp_path):
     archive = _zip(tmp_path / "long.zip", [("x" * 300 + "_03_text.ipynb", NB)])
     written, refused = unpack_zip(archive, tmp_path / "out")
     assert refused == [] and len(written) == 1
-    assert written[0].suffix == ".ipynb" and len(written[0].name) == 120
+    name = written[0].name
+    assert name.endswith("_03_text.ipynb") and len(name) <= 130 and len(name.encode()) <= 200
 
 
 def test_a_duplicate_name_never_overwrites_or_deletes_another_member(tmp_path):
@@ -188,3 +193,27 @@ def test_a_duplicate_name_never_overwrites_or_deletes_another_member(tmp_path):
     assert len(written) == 5 and len(set(written)) == 5
     assert all(path.is_file() for path in written)
     assert '"x": 1' in (tmp_path / "out" / "att_a_3.ipynb").read_text()
+
+
+def test_one_students_odd_names_and_extra_files_stop_no_one_else(tmp_path, monkeypatch):
+    """The attacks: a file and a folder of the same name, a name of 300 bytes (Chinese
+    characters), and thousands of non-notebook files stopped the whole run or refused the
+    whole ZIP. Each now fails its own member only."""
+    monkeypatch.setattr(unpack, "MAX_MEMBERS", 4)  # notebooks, the refused one counted
+    long_name = "twostu_102_5002_" + "朴素贝叶斯" * 20 + "90_spam.ipynb"
+    members = [
+        ("one_101_5001_90_spam.ipynb", NB),
+        ("s2/x.ipynb", NB),
+        ("s2/x.ipynb/y.ipynb", NB),
+        (long_name, NB),
+        *[(f"s2/extra{n}.txt", b"x") for n in range(50)],
+        ("late_103_5003_90_spam.ipynb", NB),
+    ]
+    written, refused = unpack_zip(_zip(tmp_path / "odd.zip", members), tmp_path / "out")
+    names = [p.name for p in written]
+    assert names[:2] == ["one_101_5001_90_spam.ipynb", "x.ipynb"]
+    assert len(names[2].encode()) <= 200 and names[2].endswith("90_spam.ipynb")
+    assert names[2].startswith("twostu_102_5002_")
+    assert refused[0] == ("s2/x.ipynb/y.ipynb", "a folder of its name is a file unpacked before it")
+    assert refused[1][0] == "late_103_5003_90_spam.ipynb"
+    assert "more than 4 notebooks" in refused[1][1]

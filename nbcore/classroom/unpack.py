@@ -8,7 +8,10 @@ refuses, member by member, with the reason:
 * symbolic links and anything that is not a regular file (only file contents are written);
 * members larger than a notebook may be, counted while decompressing (a ZIP's sizes are
   its own claim), and archives whose contents add up to more than ``MAX_TOTAL_BYTES``
-  (zip bombs), or with more than ``MAX_MEMBERS`` members;
+  (zip bombs); notebooks past the ``MAX_MEMBERS``-th (other files are not counted: an LMS's
+  own files, a student's extra uploads); an archive of more than ``MAX_ENTRIES`` entries;
+* a name that the file system cannot take (too long: it is shortened to 200 bytes, with a
+  hash; a folder whose name is a notebook unpacked before it): that member only;
 * encrypted members and ZIPs inside the ZIP.
 
 Names come in the encoding the ZIP says (its UTF-8 flag); names without the flag are read as
@@ -24,6 +27,7 @@ files given as files or folders (not in a ZIP) fall back on their modification t
 
 import csv
 import datetime as dt
+import hashlib
 import re
 import stat
 import unicodedata
@@ -42,7 +46,8 @@ __all__ = [
     "UNPACKED",
 ]
 
-MAX_MEMBERS = 5_000
+MAX_MEMBERS = 5_000  # notebooks unpacked from one ZIP
+MAX_ENTRIES = 200_000  # entries of any kind: past this the ZIP is refused whole
 MAX_TOTAL_BYTES = 2 * 1024**3
 UNPACKED = "unpacked"
 CHUNK = 1 << 16
@@ -68,8 +73,19 @@ def _safe_parts(name):
         part = _UNSAFE.sub("_", part).strip()
         if part in ("", ".", ".."):
             continue
-        parts.append(part if len(part) <= 120 else part[:100] + part[-20:])  # keeps .ipynb
+        parts.append(_shorten(part))
     return parts
+
+
+def _shorten(part, limit=200):
+    """A name short enough for any file system (255 bytes): its start, a hash, its end."""
+    if len(part) <= 120 and len(part.encode()) <= limit:
+        return part
+    digest = hashlib.sha256(part.encode()).hexdigest()[:8]
+    head, tail = part[:100], part[-20:]  # the end keeps ".ipynb" and the chapter's name
+    while len(f"{head}-{digest}{tail}".encode()) > limit:
+        head = head[:-1]
+    return f"{head}-{digest}{tail}"
 
 
 def _refusal(info, name):
@@ -100,9 +116,10 @@ def unpack_zip(archive, folder):
         return [], [(str(archive), f"not a readable ZIP ({error})")]
     with zf:
         members = zf.infolist()
-        if len(members) > MAX_MEMBERS:
-            reason = f"{len(members)} members, more than the {MAX_MEMBERS} allowed; none unpacked"
+        if len(members) > MAX_ENTRIES:
+            reason = f"{len(members)} members, more than the {MAX_ENTRIES} allowed; none unpacked"
             return [], [(str(archive), reason)]
+        notebooks = 0
         for info in members:
             name = _member_name(info)
             if info.is_dir():
@@ -113,24 +130,40 @@ def unpack_zip(archive, folder):
                 continue  # not a notebook: LMSs add their own files; nothing to grade
             if reason is None and "__MACOSX" in parts:
                 continue
-            target = root.joinpath(*parts) if parts else None
-            if reason is None and target.parent.resolve() != target.parent:
-                reason = "its name leads out of the folder"
-            if reason is None and not target.resolve().is_relative_to(root):
-                reason = "its name leads out of the folder"
-            if reason is None and target.exists():  # a duplicate: the first free name
-                stem, number = target.stem, 2
-                while target.exists() or target.is_symlink():
-                    target = target.with_name(f"{stem}_{number}{target.suffix}")
-                    number += 1
-            if reason is None:
-                reason, size = _extract(zf, info, target, MAX_TOTAL_BYTES - total)
-                total += size
+            notebooks += 1
+            if reason is None and notebooks > MAX_MEMBERS:
+                reason = f"more than {MAX_MEMBERS} notebooks in the ZIP: not unpacked"
+            try:  # whatever one member's name does to the file system fails that member only
+                if reason is None:
+                    reason, target = _target(root, parts)
+                if reason is None:
+                    reason, size = _extract(zf, info, target, MAX_TOTAL_BYTES - total)
+                    total += size
+            except OSError as error:
+                reason = f"cannot be unpacked ({type(error).__name__}: {error.strerror})"
             if reason:
                 refused.append((name, reason))
             else:
                 written.append(target)
     return written, refused
+
+
+def _target(root, parts):
+    """(reason or None, the path a member is unpacked to: the first free name)."""
+    target = root.joinpath(*parts)
+    if target.parent.resolve() != target.parent or not target.resolve().is_relative_to(root):
+        return "its name leads out of the folder", None
+    for parent in target.parents:  # a folder whose name is an unpacked notebook's
+        if parent == root:
+            break
+        if parent.exists() and not parent.is_dir():
+            return "a folder of its name is a file unpacked before it", None
+    if target.exists() or target.is_symlink():  # a duplicate: the first free name
+        stem, number = target.stem, 2
+        while target.exists() or target.is_symlink():
+            target = target.with_name(f"{stem}_{number}{target.suffix}")
+            number += 1
+    return None, target
 
 
 def _extract(zf, info, target, room):
