@@ -238,3 +238,27 @@ def test_a_classmates_copy_from_an_account_that_hands_in_two_students_counts_for
     unmatched = _rows(out / "unmatched_03_mle.csv")
     assert [row[0] for row in unmatched[1:]] == [Path(forged).name]
     assert "more than one account" in unmatched[1][2]
+
+
+def test_a_copy_handed_in_from_an_account_off_the_roster_counts_for_neither(tmp_path):
+    """The attack after the first fix: the uploader (Canvas user 102) is not on the roster
+    export, so no roster row names the account; the copy's own student has ID 101."""
+    from nbcore.classroom import term
+
+    roster_file = tmp_path / "roster.csv"
+    roster_file.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section\n"
+        "    Points Possible,,,,\n"
+        '"Ames, Ann",101,s1,aames,A\n"Cole, Cid",103,s3,ccole,A\n'
+    )
+    results = [
+        _result("s1", [PASSED, PASSED], name="amesann_101_5001_03_mle.ipynb"),
+        _result("s1", [FAILED, FAILED], name="stranger_102_5002_03_mle.ipynb"),
+    ]
+    out = tmp_path / "out"
+    term.finish(results, term.Term(roster=read_roster(roster_file)), out)
+    canvas = {row[2]: row[5] for row in _rows(out / "canvas_03_mle.csv")[2:]}
+    assert canvas["s1"] == "4"
+    unmatched = _rows(out / "unmatched_03_mle.csv")
+    assert [row[0] for row in unmatched[1:]] == ["stranger_102_5002_03_mle.ipynb"]
+    assert "Canvas user 102" in unmatched[1][2]

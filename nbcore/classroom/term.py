@@ -70,11 +70,13 @@ def _canvas_student(result, roster):
         return
     owner = [s.id for s in roster.students if s.row.get("ID") == user]
     if result.verified:
-        if owner and owner[0] != result.student:
+        named = roster[result.student].row.get("ID", "") if result.student in roster else ""
+        if (owner and owner[0] != result.student) or (named and named != user):
+            account = owner[0] if owner else f"Canvas user {user}"
             result.verified = False
             result.mismatch = (
                 f"the copy made for {result.student} was handed in from the account of "
-                f"{owner[0]}: counted for neither, for the instructor to decide"
+                f"{account}: counted for neither, for the instructor to decide"
             )
             result.problems.append(result.mismatch)
         return
