@@ -65,6 +65,8 @@ def test_a_huge_answer_is_not_analysed_and_a_large_one_in_linear_time():
         "answer = eval('total')",
         "answer = get_ipython().user_ns['total']",
         "answer = vars()['total']",
+        "answer = frame.query('a > @total')",  # pandas reads @total by its text
+        "answer = sys._getframe().f_globals['total']",
     ],
 )
 def test_an_answer_whose_reads_are_hidden_keeps_every_cell(answer):
@@ -228,3 +230,16 @@ def test_a_huge_answer_is_not_parsed_by_the_grader(monkeypatch):
     many = ["a = 1"] * (run.MAX_ANSWER_CELLS + 1) + ["answer = total"]
     steps = run.student_steps(chapter, {"1.1": many}, None)
     assert "shown = 12" in [s.source for s in steps]
+
+
+def test_a_scratch_cell_ipython_cannot_read_fails_nothing_else():
+    """The attack (an honest slip found by fuzzing): an unmarked cell ``=%\'\'\'`` made
+    IPython's input transformer raise IndexError while the grader planned the run, and every
+    exercise failed. It is now a cell like any other: it raises in the sandbox, alone."""
+    from nbcore.classroom.markup import bound_names, loaded_names
+
+    scratch = "=%'''"
+    assert bound_names(scratch) == set() and loaded_names(scratch) == set()
+    chapter = _chapter("from nbcore import exercises", "total = 6", "shown = 12")
+    steps = student_steps(chapter, {"1.1": ["answer = total", scratch]}, None)
+    assert [s.source for s in steps if s.kind == "student"] == ["answer = total", scratch]

@@ -56,7 +56,8 @@ _HIDDEN_STATE = re.compile(
 # looked up by their text
 _HIDDEN_READS = re.compile(
     r"get_ipython|\bglobals\b|\blocals\b|\bvars\b|\beval\b|\bexec\b|__import__|"
-    r"__dict__|__builtins__|\bimportlib\b|sys\.modules|user_ns"
+    r"__dict__|__builtins__|\bimportlib\b|sys\.modules|user_ns|_getframe|f_globals|"
+    r"\.query\(|numexpr"
 )
 _SEEDS_GLOBAL = re.compile(r"random\.seed|random\.set_state")
 _BUILTINS = frozenset(dir(builtins))

@@ -102,9 +102,9 @@ class _Bindings(ast.NodeVisitor):
 def bound_names(source):
     """Names that a cell assigns, imports or defines at its top level."""
     visitor = _Bindings()
-    try:
+    try:  # a student's cell is hostile input: what cannot be read binds nothing we know of
         visitor.visit(ast.parse(python_source(source)))
-    except SyntaxError:
+    except Exception:
         return set()
     return visitor.names
 
@@ -113,7 +113,7 @@ def loaded_names(source):
     """Every name that a cell reads, anywhere in it."""
     try:
         tree = ast.parse(python_source(source))
-    except SyntaxError:
+    except Exception:  # IPython's transformer raises more than SyntaxError on some input
         return set()
     return {
         node.id
