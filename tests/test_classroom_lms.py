@@ -237,7 +237,7 @@ def test_a_classmates_copy_from_an_account_that_hands_in_two_students_counts_for
     assert canvas == {"s1": "4", "s2": "4"}
     unmatched = _rows(out / "unmatched_03_mle.csv")
     assert [row[0] for row in unmatched[1:]] == [Path(forged).name]
-    assert "more than one account" in unmatched[1][2]
+    assert "other students' copies too" in unmatched[1][2]
 
 
 def test_a_copy_handed_in_from_an_account_off_the_roster_counts_for_neither(tmp_path):
@@ -262,3 +262,40 @@ def test_a_copy_handed_in_from_an_account_off_the_roster_counts_for_neither(tmp_
     unmatched = _rows(out / "unmatched_03_mle.csv")
     assert [row[0] for row in unmatched[1:]] == ["stranger_102_5002_03_mle.ipynb"]
     assert "Canvas user 102" in unmatched[1][2]
+
+
+def test_only_a_classmates_copy_from_another_account_never_zeroes_its_owner(tmp_path):
+    """The attack on the first rule: account 1002 hands in only s1's copy (wrong answers),
+    s1 hands in their own from 1001. Nothing says which account is s1's: neither copy is set
+    aside (that zeroed s1); the latest is graded and both say so, for the instructor."""
+    from nbcore.classroom import term
+
+    roster_file = tmp_path / "roster.csv"
+    roster_file.write_text("student\ns1\ns2\n")
+    results = [
+        _result("s1", [PASSED, PASSED], name="Ann Ames_1001_assignsubmission_file_/03_mle.ipynb"),
+        _result("s1", [FAILED, FAILED], name="Bob Baker_1002_assignsubmission_file_/03_mle.ipynb"),
+    ]
+    results[0].order, results[1].order = (0,), (1,)
+    out = tmp_path / "out"
+    term.finish(results, term.Term(roster=read_roster(roster_file)), out)
+    book = {row["student"]: row for row in csv.DictReader((out / "gradebook_03_mle.csv").open())}
+    assert "more than one account (1001, 1002)" in book["s1"]["note"]
+    assert _rows(out / "unmatched_03_mle.csv")[1:] == []
+
+
+@pytest.mark.parametrize(
+    "folder, expected",
+    [
+        ("Ann Ames_1001_assignsubmission_file_", ("moodle", "1001")),
+        # a display name that claims a classmate's id: the last suffix is Moodle's own
+        ("Zed_1001_assignsubmission_file_1002_assignsubmission_file_", ("moodle", "1002")),
+        ("ml_3_assignment_1", None),  # the instructor's folder, not an upload
+    ],
+)
+def test_the_uploader_is_read_from_the_files_own_folder_only(folder, expected):
+    from nbcore.classroom.term import uploader
+
+    assert uploader(Path("ml_3_assignment_1_4_assignsubmission_file_") / folder / "x.ipynb") == (
+        expected
+    )

@@ -84,51 +84,57 @@ def _canvas_student(result, roster):
         result.student = owner[0]
 
 
-_MOODLE_FOLDER = re.compile(r"_(\d+)_assign(?:submission|ment)_")
+# Moodle's download folder of one submission: "Full Name_<participant id>_assignsubmission_
+# <plugin>_"; the last such suffix counts (a display name may contain one too)
+_MOODLE_FOLDER = re.compile(r"_(\d+)_assignsubmission_[a-z]+_?$")
 
 
 def uploader(path):
     """Who handed the file in, as the LMS's download names it: ("canvas", user id) from a
-    Canvas name, ("moodle", participant id) from a Moodle folder, else None."""
-    user = canvas_user(Path(path).name)
+    Canvas name, ("moodle", participant id) from the Moodle folder the file is in, else None.
+    Only the file's own name and its folder are read: the folders above are the instructor's."""
+    path = Path(path)
+    user = canvas_user(path.name)
     if user is not None:
         return ("canvas", user)
-    for part in Path(path).parts:
-        match = _MOODLE_FOLDER.search(part)
-        if match:
-            return ("moodle", match[1])
-    return None
+    match = _MOODLE_FOLDER.search(path.parent.name)
+    return ("moodle", match[1]) if match else None
 
 
 def _shared_copies(results):
-    """Sealed copies of one student handed in from several LMS accounts count for nobody.
+    """Sealed copies of one student handed in from several LMS accounts.
 
     A copy made for one student and handed in by another (a file passed on) could otherwise
     become the first student's latest submission. An account that handed in copies sealed
     for several students is suspect: its copies of a student who also handed in from another
-    account are set aside; a student whose copies still come from several accounts has all of
-    them set aside. Each is noted, for the instructor to decide.
+    account count for nobody. Where that does not settle it (the copies still come from
+    several accounts), nothing tells whose account is whose: the latest copy is graded as
+    usual, and every copy of the student says so, for the instructor to check.
     """
     graded = [r for r in results if r.verified and not r.refused and uploader(r.path)]
-    students_of = {}
+    students_of, accounts = {}, {}
     for r in graded:
         students_of.setdefault((r.chapter, uploader(r.path)), set()).add(r.student)
-    accounts = {}
-    for r in graded:
         accounts.setdefault((r.chapter, r.student), set()).add(uploader(r.path))
     for r in graded:
         mine = accounts[(r.chapter, r.student)]
         if len(mine) < 2:
             continue
+        names = ", ".join(sorted(a[1] for a in mine))
         suspect = {a for a in mine if len(students_of[(r.chapter, a)]) > 1}
-        if uploader(r.path) in suspect or len(mine - suspect) > 1:
+        if uploader(r.path) in suspect and mine - suspect:
             r.verified = False
             r.mismatch = (
-                f"the copy made for {r.student} was handed in from more than one account "
-                f"({', '.join(sorted(a[1] for a in mine))}): counted for nobody, for the "
-                "instructor to decide"
+                f"the copy made for {r.student} was handed in from an account that handed in "
+                f"other students' copies too ({uploader(r.path)[1]}): counted for nobody, for "
+                "the instructor to decide"
             )
             r.problems.append(r.mismatch)
+        elif not (mine - suspect) or len(mine - suspect) > 1:
+            r.problems.append(
+                f"copies made for {r.student} came from more than one account ({names}): the "
+                "latest is graded; check which account is theirs"
+            )
 
 
 def finish(results, term, out, base=None):
