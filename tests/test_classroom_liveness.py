@@ -25,6 +25,7 @@ from nbcore.classroom.run import left_out_cells, student_steps
         ("import numpy as np\nnp.ones(3)", set()),
         ("model.fit(X)", {"model", "X"}),  # a method call reads the name it may change
         ("table[0] = 1", {"table"}),
+        ("rows = frame.query('a > @limit')", {"frame", "limit"}),  # pandas reads @limit
         ("if c:\n    x = 1\ny = x", {"c", "x"}),  # x may not be bound here: the notebook's x
         ("for k in ks:\n    last = k\nfirst = last", {"ks", "last"}),
     ],
@@ -65,7 +66,6 @@ def test_a_huge_answer_is_not_analysed_and_a_large_one_in_linear_time():
         "answer = eval('total')",
         "answer = get_ipython().user_ns['total']",
         "answer = vars()['total']",
-        "answer = frame.query('a > @total')",  # pandas reads @total by its text
         "answer = sys._getframe().f_globals['total']",
     ],
 )

@@ -50,14 +50,15 @@ _HIDDEN_STATE = re.compile(
     r"seterr|errstate|option(?!_context)|config|rcParams|warnings\.|environ|"
     r"\bos\.(?!path\b|cpu_count\b|sched_getaffinity\b)|\bsys\.|"
     # files
-    r"\bopen\(|write|save|\.dump\(|mkdir|unlink|remove|rename|rmtree|shutil"
+    # (not ".rename(": pandas renames columns and series everywhere in the book; a file is
+    # renamed through os or shutil, caught above and here)
+    r"\bopen\(|write|save|\.dump\(|mkdir|unlink|remove|rmtree|shutil"
 )
 # reads the analysis cannot see: magics (IPython turns their code into a string), and names
 # looked up by their text
 _HIDDEN_READS = re.compile(
     r"get_ipython|\bglobals\b|\blocals\b|\bvars\b|\beval\b|\bexec\b|__import__|"
-    r"__dict__|__builtins__|\bimportlib\b|sys\.modules|user_ns|_getframe|f_globals|"
-    r"\.query\(|numexpr"
+    r"__dict__|__builtins__|\bimportlib\b|sys\.modules|user_ns|_getframe|f_globals|numexpr"
 )
 _SEEDS_GLOBAL = re.compile(r"random\.seed|random\.set_state")
 _BUILTINS = frozenset(dir(builtins))
@@ -169,6 +170,8 @@ def free_names(source):
             return None
         found = set()
         _block(ast.parse(code).body, [], found)
+        if ".query(" in code:  # pandas reads "@name" in a query string by its text
+            found |= set(re.findall(r"@([A-Za-z_]\w*)", code))
         return found
     except Exception:
         return None
