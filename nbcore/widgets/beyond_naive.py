@@ -307,9 +307,10 @@ def draw_tree(ax, cmi, parent, title=None):
 
 
 def _tree_alt(fit):
+    """The tree in words, for screen readers: each arrow with its weight."""
     found = "; ".join(
-        f"{row.parent} to {row.child}, {row._3:.3f} nats" + ("" if row._4 else " (not a true edge)")
-        for row in fit["edges"].itertuples()
+        f"{parent} to {child}, {weight:.3f} nats" + ("" if true else " (not a true edge)")
+        for child, parent, weight, true in fit["edges"].itertuples(index=False, name=None)
     )
     return (
         f"The five features on a circle with the four arrows of the fitted tree: {found}. "
