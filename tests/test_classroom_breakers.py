@@ -103,9 +103,10 @@ def test_submissions_that_break_reading_or_planning_fail_alone(broken):
     assert "exercise metadata is not text" in refused["e_list_exercise"]
     assert "has no source text" in refused["f_no_source"]
     assert "not valid Unicode" in refused["g_surrogate"]
-    # a 3000-step attribute chain is too deep for Python's parser: that submission fails
-    assert set(_statuses(broken, "d_attribute_chain").values()) == {"failed"}
-    assert "grading stopped while running" in broken["stdout"]
+    # a 3000-step attribute chain is too deep for Python's parser: that answer fails, alone
+    # (the grader's own reading of it keeps every book cell; the other answers are graded)
+    statuses = _statuses(broken, "d_attribute_chain")
+    assert statuses["90.1"] == "failed" and set(statuses.values()) == {"failed", "passed"}
     assert "d_attribute_chain" in results
 
 
