@@ -263,6 +263,9 @@ def test_exercise_2_1_rain_that_makes_independence_and_its_hints(seed, variant):
     # the answer is a probability, between the fair day's and the shower's rain, and with it
     # the joint p(weather, rain, lightning) gives independent rain and lightning
     assert min(a) < right < max(a)
+    # which the data cell's ranges guarantee: lightning on fair days and in showers is rarer
+    # than p(thunderstorm) p(lightning | thunderstorm), so below the mean lightning
+    assert max(b[:2]) < w[2] * b[2]
     rain = [*a, right]
     joint = {
         (s, r, li): w[s] * (rain[s] if r else 1 - rain[s]) * (b[s] if li else 1 - b[s])
@@ -290,7 +293,8 @@ def test_exercise_2_1_every_hint_fires_for_some_student(variant):
     fired = set()
     for seed in range(20):
         namespace, check = _prepare("02_independence", "2.1", seed, _base_namespace())
-        right, distinct, _ = _slips_2_1(namespace)
+        right, distinct, (_, a, _) = _slips_2_1(namespace)
+        assert min(a) < right < max(a)  # a probability, as the task predicts
         _assert_hints(namespace, check, "thunder_rain", "2.1", float(right), distinct)
         fired.update(distinct)
     assert len(fired) == 3, fired
