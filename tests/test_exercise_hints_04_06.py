@@ -303,6 +303,10 @@ def test_5_1_the_weight_that_keeps_the_sd_and_the_stated_tolerance():
         assert np.std([*weights, heavier]) == pytest.approx(np.std(weights), rel=1e-12)
         assert ": correct (2 points)" in ch.verdict("5.1", heavier)
         assert ": correct (" in ch.verdict("5.1", round(heavier, 2))
+        # the tolerance the task states: |a - w| <= 1e-4 max(a, w), on either side
+        for side in (1, -1):
+            assert ": correct (" in ch.verdict("5.1", heavier * (1 + side * 0.99e-4))
+            assert "not yet" in ch.verdict("5.1", heavier * (1 + side * 1.01e-4))
         assert "do not round" in ch.verdict("5.1", float(round(heavier)))
         assert "lighter of the two" in ch.verdict("5.1", lighter)
         mean, sd = float(np.mean(weights)), float(np.std(weights))
