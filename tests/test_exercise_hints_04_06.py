@@ -13,6 +13,8 @@ variant) are given the same wrong answers: each must print its hint there too.
 
 import contextlib
 import io
+import itertools
+import math
 from pathlib import Path
 
 import jupytext
@@ -301,3 +303,71 @@ def test_4_1_and_4_2_answers_derived_by_hand_in_many_variants():
         exercises.use_variant(None)
     assert {0.25, 0.5, 2, 3, 5} <= {float(x) for x in seen_alphas}
     assert len(seen_a) > 5
+
+
+def _weight_5_1(weights):
+    """The heavier weight that leaves the 1/N standard deviation unchanged, found without the
+    closed form: the 1/N variance of the four, minus that of the three, as a function of the
+    new weight, is a quadratic; solve it from three of its values."""
+    from fractions import Fraction
+
+    three = [Fraction(w) for w in weights]
+
+    def variance(values):
+        mean = sum(values) / len(values)
+        return sum((v - mean) ** 2 for v in values) / len(values)
+
+    def gap(w):
+        return variance([*three, Fraction(w)]) - variance(three)
+
+    g0, g1, g2 = gap(0), gap(1), gap(2)  # g(w) = a w^2 + b w + c
+    a = (g2 - 2 * g1 + g0) / 2
+    b = g1 - g0 - a
+    c = g0
+    return (-b + math.sqrt(b * b - 4 * a * c)) / (2 * a), (-b - math.sqrt(b * b - 4 * a * c)) / (
+        2 * a
+    )
+
+
+def test_5_1_the_weight_that_keeps_the_sd_and_the_stated_tolerance():
+    """For the book and several students: the answer, found from the variances without the
+    closed form, is correct and keeps np.std unchanged; the lighter root, a weight one sigma
+    away, the 1/(N - 1) answer and a weight rounded to the pound are refused with their
+    hints; and the task's claims about the tolerance hold for every variant (weights under
+    two hundred pounds, slips at least a pound apart)."""
+    from test_exercises_text_numerics import Chapter
+
+    ch = Chapter("05_height_weight")
+    for seed in [None, 1, 7, 2024, 987654321]:
+        ch.redraw(seed)
+        weights = ch.ns["weights_f"]
+        heavier, lighter = _weight_5_1(weights)
+        assert np.std([*weights, heavier]) == pytest.approx(np.std(weights), rel=1e-12)
+        assert ": correct (2 points)" in ch.verdict("5.1", heavier)
+        assert ": correct (" in ch.verdict("5.1", round(heavier, 2))
+        # the tolerance the task states: |a - w| <= 1e-4 max(a, w), on either side
+        for side in (1, -1):
+            assert ": correct (" in ch.verdict("5.1", heavier * (1 + side * 0.99e-4))
+            assert "not yet" in ch.verdict("5.1", heavier * (1 + side * 1.01e-4))
+        assert "do not round" in ch.verdict("5.1", float(round(heavier)))
+        assert "lighter of the two" in ch.verdict("5.1", lighter)
+        mean, sd = float(np.mean(weights)), float(np.std(weights))
+        assert "account for the new mean" in ch.verdict("5.1", mean + sd)
+        unbiased = mean + np.sqrt(4 / 3) * float(np.std(weights, ddof=1))
+        assert "1/(N_c - 1) standard deviation" in ch.verdict("5.1", unbiased)
+        murphy = "Murphy's notes" in ch.verdict("5.1", mean + np.sqrt(4 / 3) * 18.67)
+        assert murphy == (seed is None)
+    exercises.use_variant(None)
+    # every triple the data cell can draw: integers 100 to 180 with a spread of twenty or more
+    grid = np.array(list(itertools.product(range(100, 181), repeat=3)), dtype=float)
+    grid = grid[grid.max(axis=1) - grid.min(axis=1) >= 20]
+    mean, sd, s = grid.mean(axis=1), grid.std(axis=1), grid.std(axis=1, ddof=1)
+    k = np.sqrt(4 / 3)
+    answer = mean + k * sd
+    assert answer.max() < 200  # 1e-4 of it is under two hundredths of a pound
+    values = np.stack([answer, mean + k * s, mean + sd, mean + sd / k, mean - k * sd], axis=1)
+    gaps = np.abs(values[:, :, None] - values[:, None, :])
+    gaps[:, np.arange(5), np.arange(5)] = np.inf
+    assert gaps.min() >= 1.0  # a pound apart, fifty times the tolerance
+    nearest = np.abs(values[:, 1:] - answer[:, None]).min(axis=1) / sd
+    assert np.allclose(nearest, k - 1)  # about 0.15 sigma

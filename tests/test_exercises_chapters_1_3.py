@@ -9,6 +9,7 @@ import contextlib
 import io
 import itertools
 import math
+from fractions import Fraction
 from pathlib import Path
 
 import jupytext
@@ -219,26 +220,138 @@ def test_exercise_1_4_two_level_tree_and_its_hints(seed, variant):
 # --------------------------------------------------------------------------- chapter 2
 
 
+def _slips_2_1(namespace):
+    """The thunderstorm's rain probability that makes rain and lightning independent, and
+    the slips that give a number of their own, each found by solving the student's (linear)
+    equation in exact arithmetic: the unknown enters it once, so two evaluations fix it."""
+    w = [Fraction(str(v)) for v in namespace["weather_p"]]
+    a = [Fraction(str(v)) for v in namespace["rain_p"]]
+    b = [Fraction(str(v)) for v in namespace["lightning_p"]]
+    assert sum(w) == 1 and len(w) == len(b) == 3 and len(a) == 2
+
+    def solve(gap):
+        # gap(x) is linear in x: its root is gap(0) / (gap(0) - gap(1))
+        return gap(Fraction(0)) / (gap(Fraction(0)) - gap(Fraction(1)))
+
+    def independence_gap(weights, rain_terms=3):
+        def gap(x):
+            rain = [*a, x]
+            both = sum(weights[s] * rain[s] * b[s] for s in range(3))
+            p_rain = sum(weights[s] * rain[s] for s in range(rain_terms))
+            p_lightning = sum(weights[s] * b[s] for s in range(3))
+            return both - p_rain * p_lightning
+
+        return gap
+
+    right = solve(independence_gap(w))
+    slips = {
+        "weight each kind of weather": solve(independence_gap([Fraction(1, 3)] * 3)),
+        "carries its probability p(s) too": right * w[2],
+        "the thunderstorm included": solve(independence_gap(w, rain_terms=2)),
+    }
+    distinct = {}
+    for fragment, wrong in slips.items():
+        if all(abs(wrong - other) > Fraction(1, 10**4) for other in [right, *distinct.values()]):
+            distinct[fragment] = float(wrong)
+    return right, distinct, (w, a, b)
+
+
 @pytest.mark.parametrize("seed", VARIANTS)
-def test_exercise_2_1_storm_margins_and_its_hints(seed, variant):
+def test_exercise_2_1_rain_that_makes_independence_and_its_hints(seed, variant):
     namespace, check = _prepare("02_independence", "2.1", seed, _base_namespace())
-    p_s, rain, light = namespace["ex_storm"], namespace["ex_rain"], namespace["ex_lightning"]
-    prior = [1 - p_s, p_s]
-    both = sum(prior[s] * rain[s] * light[s] for s in (0, 1))
-    product = sum(prior[s] * rain[s] for s in (0, 1)) * sum(prior[s] * light[s] for s in (0, 1))
-    _assert_hints(
-        namespace,
-        check,
-        "rain_and_lightning",
-        "2.1",
-        [both, product],
-        {
-            "not only the storm term": [p_s * rain[1] * light[1], product],
-            "the joint is not the product": [product, product],
-            "also sum over the storm": [both, (p_s * rain[1]) * (p_s * light[1])],
-            "wrong order": [product, both],
-        },
-    )
+    right, distinct, (w, a, b) = _slips_2_1(namespace)
+    # the answer is a probability, between the fair day's and the shower's rain, and with it
+    # the joint p(weather, rain, lightning) gives independent rain and lightning
+    assert min(a) < right < max(a)
+    # which the data cell's ranges guarantee: lightning on fair days and in showers is rarer
+    # than p(thunderstorm) p(lightning | thunderstorm), so below the mean lightning
+    assert max(b[:2]) < w[2] * b[2]
+    rain = [*a, right]
+    joint = {
+        (s, r, li): w[s] * (rain[s] if r else 1 - rain[s]) * (b[s] if li else 1 - b[s])
+        for s in range(3)
+        for r in (0, 1)
+        for li in (0, 1)
+    }
+    for r, li in itertools.product((0, 1), repeat=2):
+        p_rl = sum(joint[s, r, li] for s in range(3))
+        p_r = sum(joint[s, r, m] for s in range(3) for m in (0, 1))
+        p_l = sum(joint[s, m, li] for s in range(3) for m in (0, 1))
+        assert p_rl == p_r * p_l
+    # each kind of weather still makes the two dependent through the class means
+    assert sum(w[s] * rain[s] * b[s] for s in range(2)) != 0
+    _assert_hints(namespace, check, "thunder_rain", "2.1", float(right), distinct)
+    # the data cell hands out the model only, nothing that computes the answer
+    assert "storm_tables" not in _cells("02_independence", "2.1")["data"]
+    if seed is None:
+        # weights 0.6 (0.075 - 0.01) and 0.3 (0.075 - 0.03) on 0.1 and 0.9, over 0.1 (0.6 - 0.075)
+        assert right == Fraction(321, 1050)
+        assert len(distinct) == 3
+
+
+def test_exercise_2_1_every_hint_fires_for_some_student(variant):
+    fired = set()
+    for seed in range(20):
+        namespace, check = _prepare("02_independence", "2.1", seed, _base_namespace())
+        right, distinct, (_, a, _) = _slips_2_1(namespace)
+        assert min(a) < right < max(a)  # a probability, as the task predicts
+        _assert_hints(namespace, check, "thunder_rain", "2.1", float(right), distinct)
+        fired.update(distinct)
+    assert len(fired) == 3, fired
+
+
+def _slips_2_2(n_classes, sizes):
+    """The block model's free parameters, counted value by value, and the slips."""
+    per_class = 0
+    for k in sizes:  # a block of k binary words: 2^k joint values, all but one free
+        values = list(itertools.product((0, 1), repeat=k))
+        per_class += len(values) - 1
+    right = (n_classes - 1) + n_classes * per_class
+    d = sum(sizes)
+    slips = {
+        "the class prior p(y) is a parameter": n_classes * per_class,
+        "C - 1 free entries": right + 1,
+        "not 2^k": (n_classes - 1) + n_classes * (per_class + len(sizes)),
+        "block tables of its own": (n_classes - 1) + per_class,
+        "once for the whole model": sum((n_classes - 1) + n_classes * (2**k - 1) for k in sizes),
+        "naive Bayes's count": (n_classes - 1) + n_classes * d,
+        "the full table's count": (n_classes - 1) + n_classes * (2**d - 1),
+    }
+    distinct = {}
+    for fragment, wrong in slips.items():
+        if wrong not in [right, *distinct.values()]:
+            distinct[fragment] = wrong
+    return right, distinct
+
+
+@pytest.mark.parametrize("seed", VARIANTS)
+def test_exercise_2_2_block_model_count_and_its_hints(seed, variant, capsys):
+    namespace, check = _prepare("02_independence", "2.2", seed, _base_namespace())
+    n_classes, sizes = namespace["block_classes"], namespace["block_sizes"]
+    assert len(sizes) >= 2 and max(sizes) >= 2  # strictly between naive Bayes and full
+    right, distinct = _slips_2_2(n_classes, sizes)
+    # the two ends of the family: single words are naive Bayes, one block is the full table
+    d = sum(sizes)
+    assert _slips_2_2(2, [1] * d)[0] == 2 * d + 1
+    assert _slips_2_2(2, [d])[0] == 2 * (2**d - 1) + 1
+    _assert_hints(namespace, check, "n_block_parameters", "2.2", right, distinct)
+    if seed is None:
+        # two classes, blocks of 3, 2 and 1 words: 1 + 2 (7 + 3 + 1)
+        assert (n_classes, tuple(sizes), right) == (2, (3, 2, 1), 23)
+        assert len(distinct) == 7
+    else:
+        # the count is none of the chapter's table: neither end of the family
+        assert right not in (2 * d + 1, 2 * (2**d - 1) + 1)
+
+
+def test_exercise_2_2_every_hint_fires_for_some_student(variant):
+    fired = set()
+    for seed in range(20):
+        namespace, check = _prepare("02_independence", "2.2", seed, _base_namespace())
+        right, distinct = _slips_2_2(namespace["block_classes"], namespace["block_sizes"])
+        _assert_hints(namespace, check, "n_block_parameters", "2.2", right, distinct)
+        fired.update(distinct)
+    assert len(fired) == 7, fired
 
 
 @pytest.mark.parametrize("seed", VARIANTS)
@@ -268,30 +381,81 @@ def test_exercise_2_4_explaining_away_and_its_hints(seed, variant):
     )
 
 
+def _xor_2_5(q, f):
+    """p(y, x1, x2) of the chapter's XOR with coins 1/2 and q, labels flipped with f, exactly."""
+    joint = {}
+    for y, x1, x2 in itertools.product((0, 1), repeat=3):
+        p_x = Fraction(1, 2) * (q if x2 else 1 - q)
+        joint[y, x1, x2] = p_x * ((1 - f) if y == x1 ^ x2 else f)
+    return joint
+
+
+def _slips_2_5(namespace):
+    q, f = Fraction(str(namespace["xor_q"])), Fraction(str(namespace["xor_f"]))
+    joint = _xor_2_5(q, f)
+    prior = {y: sum(joint[y, a, b] for a in (0, 1) for b in (0, 1)) for y in (0, 1)}
+    margin = {  # p(x_d = v | y), d = 1, 2
+        (d, v, y): sum(p for (yy, a, b), p in joint.items() if yy == y and (a, b)[d - 1] == v)
+        / prior[y]
+        for d in (1, 2)
+        for v in (0, 1)
+        for y in (0, 1)
+    }
+    # x2 alone says nothing about the class; x1 does
+    assert margin[2, 1, 0] == margin[2, 1, 1] == q
+    assert margin[1, 1, 0] != margin[1, 1, 1]
+    right = Fraction(0)
+    for a, b in itertools.product((0, 1), repeat=2):
+        score = {y: prior[y] * margin[1, a, y] * margin[2, b, y] for y in (0, 1)}
+        assert score[0] != score[1]  # no ties in any variant
+        decision = max(score, key=score.get)
+        right += joint[decision, a, b]
+    slips = {
+        "accuracy of the exact posterior": 1 - f,
+        "one half is what naive Bayes scores": Fraction(1, 2),
+        "fraction of days it gets wrong": 1 - right,
+        "count those days too": q * (1 - f),
+    }
+    distinct = {}
+    for fragment, wrong in slips.items():
+        if all(abs(wrong - other) > Fraction(1, 10**4) for other in [right, *distinct.values()]):
+            distinct[fragment] = float(wrong)
+    return right, distinct
+
+
+def _xor_namespace():
+    def xor_joint(p1, p2, flip):
+        table = np.zeros((2, 2, 2))
+        for (y, x1, x2), p in _xor_2_5(Fraction(str(p2)), Fraction(str(flip))).items():
+            table[y, x1, x2] = float(p)
+        assert p1 == 0.5
+        return table
+
+    return {**_base_namespace(), "xor_joint": xor_joint}
+
+
 @pytest.mark.parametrize("seed", VARIANTS)
-def test_exercise_2_5_naive_xor_and_its_hints(seed, variant):
-    namespace, check = _prepare("02_independence", "2.5", seed, _base_namespace())
-    q, f = namespace["xor_q"], namespace["xor_f"]
-    joint = np.zeros((2, 2, 2))  # [y, x1, x2]
-    for x1, x2 in itertools.product((0, 1), repeat=2):
-        p_x = 0.5 * (q if x2 else 1 - q)
-        joint[x1 ^ x2, x1, x2] += p_x * (1 - f)
-        joint[1 - (x1 ^ x2), x1, x2] += p_x * f
-    namespace["xor_joint"] = lambda p1, p2, flip: joint if (p1, p2, flip) == (0.5, q, f) else None
-    p_y = joint.sum(axis=(1, 2))
-    score = p_y * (joint.sum(axis=2)[:, 1] / p_y) * (joint.sum(axis=1)[:, 1] / p_y)
-    right = score[1] / score.sum()
-    _assert_hints(
-        namespace,
-        check,
-        "naive_xor_11",
-        "2.5",
-        right,
-        {
-            "exact posterior": joint[1, 1, 1] / joint[:, 1, 1].sum(),
-            "class prior": p_y[1],
-        },
-    )
+def test_exercise_2_5_naive_xor_accuracy_and_its_hints(seed, variant):
+    namespace, check = _prepare("02_independence", "2.5", seed, _xor_namespace())
+    right, distinct = _slips_2_5(namespace)
+    _assert_hints(namespace, check, "naive_xor_accuracy", "2.5", float(right), distinct)
+    # the naive posterior of the day (1, 1), the old answer, is not accepted
+    old = _verdict(namespace, check, "naive_xor_accuracy", float(1 - right))
+    assert "not yet" in old
+    if seed is None:
+        # naive Bayes bets on x2 = 1: right on 0.8 * 0.9 of the days, and on 0.2 * 0.1
+        assert right == Fraction(74, 100)
+        assert len(distinct) == 4
+
+
+def test_exercise_2_5_every_hint_fires_for_some_student(variant):
+    fired = set()
+    for seed in range(20):
+        namespace, check = _prepare("02_independence", "2.5", seed, _xor_namespace())
+        right, distinct = _slips_2_5(namespace)
+        _assert_hints(namespace, check, "naive_xor_accuracy", "2.5", float(right), distinct)
+        fired.update(distinct)
+    assert len(fired) == 4, fired
 
 
 # --------------------------------------------------------------------------- chapter 3
