@@ -199,7 +199,7 @@ def test_one_students_odd_names_and_extra_files_stop_no_one_else(tmp_path, monke
     """The attacks: a file and a folder of the same name, a name of 300 bytes (Chinese
     characters), and thousands of non-notebook files stopped the whole run or refused the
     whole ZIP. Each now fails its own member only."""
-    monkeypatch.setattr(unpack, "MAX_MEMBERS", 4)  # notebooks, the refused one counted
+    monkeypatch.setattr(unpack, "MAX_MEMBERS", 4)  # the uploader of two notebooks loses one
     long_name = "twostu_102_5002_" + "朴素贝叶斯" * 20 + "90_spam.ipynb"
     members = [
         ("one_101_5001_90_spam.ipynb", NB),
@@ -214,6 +214,40 @@ def test_one_students_odd_names_and_extra_files_stop_no_one_else(tmp_path, monke
     assert names[:2] == ["one_101_5001_90_spam.ipynb", "x.ipynb"]
     assert len(names[2].encode()) <= 200 and names[2].endswith("90_spam.ipynb")
     assert names[2].startswith("twostu_102_5002_")
-    assert refused[0] == ("s2/x.ipynb/y.ipynb", "a folder of its name is a file unpacked before it")
-    assert refused[1][0] == "late_103_5003_90_spam.ipynb"
-    assert "more than 4 notebooks" in refused[1][1]
+    assert names[3] == "late_103_5003_90_spam.ipynb"
+    assert refused == [("s2/x.ipynb/y.ipynb", "more than 4 notebooks in the ZIP: not unpacked")]
+    monkeypatch.setattr(unpack, "MAX_MEMBERS", 5)
+    written, refused = unpack_zip(_zip(tmp_path / "odd5.zip", members), tmp_path / "out5")
+    assert len(written) == 4
+    assert refused == [("s2/x.ipynb/y.ipynb", "a folder of its name is a file unpacked before it")]
+
+
+def test_one_students_flood_of_notebooks_uses_the_limits_last(tmp_path, monkeypatch):
+    """The attack: one student (a Canvas user id, or a Moodle folder) uploads many notebooks,
+    or many large ones, and the ZIP puts them first. The limits on notebooks and on bytes were
+    counted in the ZIP's order, so everyone after the flood was refused. Now the uploaders take
+    turns: the flood is what is left out, and every other student's notebook is unpacked."""
+    monkeypatch.setattr(unpack, "MAX_MEMBERS", 20)
+    flood = [(f"mallory_900_{7000 + n}_90_spam.ipynb", NB) for n in range(40)]
+    honest = [(f"student{n}_{100 + n}_{8000 + n}_90_spam.ipynb", NB) for n in range(10)]
+    moodle = [("Bob Smith_77_assignsubmission_file_/90_spam.ipynb", NB)]
+    archive = _zip(tmp_path / "flood.zip", flood + honest + moodle)
+    written, refused = unpack_zip(archive, tmp_path / "out")
+    names = {p.name for p in written}
+    assert {name for name, _ in honest} <= names and "90_spam.ipynb" in names
+    assert len(written) == 20 and len(refused) == 40 - 9
+    assert all(name.startswith("mallory_900_") for name, _ in refused)
+    assert all("more than 20 notebooks" in reason for _, reason in refused)
+    # the same with bytes: the flood's large notebooks (zeros compress to almost nothing)
+    monkeypatch.setattr(unpack, "MAX_MEMBERS", 5_000)
+    monkeypatch.setattr(unpack, "MAX_NOTEBOOK_BYTES", 1_000_000)
+    monkeypatch.setattr(unpack, "MAX_TOTAL_BYTES", 3_000_000)
+    big = b"0" * 900_000
+    bombs = [(f"mallory_900_{7000 + n}_90_spam.ipynb", big) for n in range(10)]
+    archive = _zip(tmp_path / "bytes.zip", bombs + honest)
+    written, refused = unpack_zip(archive, tmp_path / "out_bytes")
+    names = {p.name for p in written}
+    assert {name for name, _ in honest} <= names
+    assert all(name.startswith("mallory_900_") for name, _ in refused) and len(refused) == 7
+    assert all("zip bomb" in reason for _, reason in refused)
+    assert sum(p.stat().st_size for p in written) <= 3_000_000

@@ -9,7 +9,9 @@ refuses, member by member, with the reason:
 * members larger than a notebook may be, counted while decompressing (a ZIP's sizes are
   its own claim), and archives whose contents add up to more than ``MAX_TOTAL_BYTES``
   (zip bombs); notebooks past the ``MAX_MEMBERS``-th (other files are not counted: an LMS's
-  own files, a student's extra uploads); an archive of more than ``MAX_ENTRIES`` entries;
+  own files, a student's extra uploads); an archive of more than ``MAX_ENTRIES`` entries.
+  The two shared limits are shared fairly: the uploaders take turns, smallest notebook first,
+  so one student's flood uses them up last, wherever it sits in the ZIP;
 * a name that the file system cannot take (too long: it is shortened to 200 bytes, with a
   hash; a folder whose name is a notebook unpacked before it): that member only;
 * encrypted members and ZIPs inside the ZIP.
@@ -109,7 +111,7 @@ def unpack_zip(archive, folder):
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     root = folder.resolve()
-    written, refused, total = [], [], 0
+    written, refused = [], []
     try:
         zf = zipfile.ZipFile(archive)
     except (zipfile.BadZipFile, OSError) as error:
@@ -119,7 +121,7 @@ def unpack_zip(archive, folder):
         if len(members) > MAX_ENTRIES:
             reason = f"{len(members)} members, more than the {MAX_ENTRIES} allowed; none unpacked"
             return [], [(str(archive), reason)]
-        notebooks = 0
+        notebooks = []  # (info, name, parts, reason or None), in the ZIP's order
         for info in members:
             name = _member_name(info)
             if info.is_dir():
@@ -130,9 +132,11 @@ def unpack_zip(archive, folder):
                 continue  # not a notebook: LMSs add their own files; nothing to grade
             if reason is None and "__MACOSX" in parts:
                 continue
-            notebooks += 1
-            if reason is None and notebooks > MAX_MEMBERS:
-                reason = f"more than {MAX_MEMBERS} notebooks in the ZIP: not unpacked"
+            notebooks.append((info, name, parts, reason))
+        over = _over_the_limits([n for n in notebooks if n[3] is None])
+        total = 0
+        for info, name, parts, reason in notebooks:  # unpacked in the ZIP's order
+            reason = reason or over.get(id(info))
             try:  # whatever one member's name does to the file system fails that member only
                 if reason is None:
                     reason, target = _target(root, parts)
@@ -146,6 +150,50 @@ def unpack_zip(archive, folder):
             else:
                 written.append(target)
     return written, refused
+
+
+def _uploader(parts):
+    """Whose upload a member is, as far as its name says: the Canvas user id of a Canvas
+    download name, else the first folder (Moodle gives each student one), else the member."""
+    user = canvas_user(parts[-1])
+    if user is not None:
+        return f"canvas {user}"
+    return f"folder {parts[0]}" if len(parts) > 1 else f"file {parts[-1]}"
+
+
+def _over_the_limits(candidates):
+    """{id(info): reason} of the notebooks that the ZIP's limits leave out.
+
+    The limits on notebooks (``MAX_MEMBERS``) and on bytes (``MAX_TOTAL_BYTES``) are shared
+    fairly rather than first come, first served: the uploaders take turns, each with their
+    smallest notebook not yet counted, so that one student's flood of notebooks or of large
+    ones uses up the limits last and is what is left out, whatever its place in the ZIP. The
+    sizes are the ZIP's own claims, and they bound what is unpacked: ``zipfile`` never reads
+    past a member's claimed size (a member that holds more fails its CRC check), and
+    ``_extract`` counts the bytes again while it writes.
+    """
+    queues = {}
+    for info, _, parts, _ in candidates:
+        queues.setdefault(_uploader(parts), []).append(info)
+    turns = []  # (turn, place, info): everyone's smallest first, then everyone's second...
+    for place, infos in enumerate(queues.values()):  # uploaders in the ZIP's order
+        infos.sort(key=lambda info: info.file_size)
+        turns += [(turn, place, info) for turn, info in enumerate(infos)]
+    turns.sort(key=lambda item: (item[0], item[1]))
+    over, count, total = {}, 0, 0
+    for _, _, info in turns:
+        size = min(info.file_size, MAX_NOTEBOOK_BYTES + 1)
+        if count + 1 > MAX_MEMBERS:
+            over[id(info)] = f"more than {MAX_MEMBERS} notebooks in the ZIP: not unpacked"
+        elif size > MAX_NOTEBOOK_BYTES:
+            over[id(info)] = (
+                f"it unpacks to more than the {MAX_NOTEBOOK_BYTES} bytes a notebook may have"
+            )
+        elif total + size > MAX_TOTAL_BYTES:
+            over[id(info)] = f"the ZIP unpacks to more than {MAX_TOTAL_BYTES} bytes (a zip bomb?)"
+        else:
+            count, total = count + 1, total + size
+    return over
 
 
 def _target(root, parts):
