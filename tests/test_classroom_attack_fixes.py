@@ -232,11 +232,20 @@ def test_code_run_from_a_string_is_flagged():
                 ("ipython", "get_ipython().run_cell('p = 1')"),
                 ("magic", "%run /tmp/p.py"),
                 ("huge", "p = 1\n" * 50_000),
+                # the ways that escaped the note in a later attack: IPython's shell object
+                # under other names, runpy, unpickling a function, a shell escape, a magic
+                ("ip_ex", "ip = get_ipython()\nip.ex('p = 1')"),
+                ("runpy", "import runpy\nrunpy.run_path('/tmp/p.py')"),
+                ("pickle", "import pickle\np = pickle.loads(blob)"),
+                ("code_object", "f = lambda: 0\nf.__code__ = g\np = f()"),
+                ("shell", "!python /tmp/p.py"),
+                ("writefile", "%%writefile /tmp/p.py\np = 1"),
+                ("os_system", "import os\nos.system('python /tmp/p.py')"),
             ]
         )
     ]
     notes = flag_similar(chapter, plans)
-    for n in (0, 1, 3, 4, 5, 6, 7):
+    for n in (0, 1, 3, 4, 5, 6, 7, *range(9, 16)):
         assert notes[(n, "90.1")] == ["90.1 runs code from a string"], n
     assert (2, "90.1") not in notes
     assert notes[(8, "90.1")] == ["90.1 is too long to compare"]

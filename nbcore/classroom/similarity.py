@@ -76,8 +76,13 @@ def tokens(sources):
 
 
 _RUNNERS = re.compile(
-    r"\b(exec|eval|compile|__import__|builtins|__builtins__|importlib|marshal|run_cell|"
-    r"run_cell_magic|run_line_magic)\b|^\s*%+run\b",
+    # Python's own ways (exec, eval, compile, imports by name, code objects, unpickling)
+    r"\b(exec|eval|compile|__import__|builtins|__builtins__|importlib|marshal|runpy|pickle|"
+    r"cPickle|dill|cloudpickle|shelve|jsonpickle|FunctionType|CodeType|__code__|ctypes|"
+    # IPython's (any use of the shell object: .ex, .ev, .run_cell, .run_code, magics)
+    r"get_ipython|run_cell|run_cell_magic|run_line_magic|subprocess|system|popen|spawn\w*)\b"
+    # magics and shell escapes written as such: %run, %load, %%script, !python
+    r"|^\s*%+(run|load|load_ext|script|python\d?|bash|sh|writefile|file)\b|^\s*!",
     re.MULTILINE,
 )
 
