@@ -159,7 +159,7 @@ def _ex103(ns):
             "the C class counts N_c are sent too": next(
                 n for n in range(1, 10**6) if n * d >= 8 * c * d
             ),
-            "you counted numbers, not bytes": next(
+            "equal bytes per number on both sides": next(
                 n for n in range(1, 10**6) if n * d >= c * (d + 1)
             ),
         },
