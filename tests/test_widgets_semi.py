@@ -56,6 +56,8 @@ def test_em_run_agrees_with_the_estimators_fitted_directly(data, n, lambda_):
     assert run["em"] == em.score(data["X_test"], data["y_test"])
     assert np.array_equal(run["log_likelihood"], em.log_likelihood_)
     assert run["n_iter"] == em.n_iter_ == len(run["log_likelihood"]) - 1
+    assert run["spam_supervised"] == np.mean(supervised.predict(data["X_test"]) == 1)
+    assert run["spam_em"] == np.mean(em.predict(data["X_test"]) == 1)
     trace = run["log_likelihood"]
     assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[:-1]))
 
@@ -68,7 +70,16 @@ def test_em_run_with_lambda_zero_is_the_labelled_fit(data):
 def test_em_sweep_has_one_row_per_run(data):
     sweep = semi.em_sweep([4, 8], [0.1, 1.0], 2, data=data)
     assert len(sweep) == 8
-    assert list(sweep.columns) == ["n_labelled", "lambda_", "seed", "supervised", "em", "n_iter"]
+    assert list(sweep.columns) == [
+        "n_labelled",
+        "lambda_",
+        "seed",
+        "supervised",
+        "em",
+        "n_iter",
+        "spam_supervised",
+        "spam_em",
+    ]
     row = sweep[(sweep.n_labelled == 8) & (sweep.lambda_ == 0.1) & (sweep.seed == 1)].iloc[0]
     assert row["em"] == semi.em_run(8, 0.1, 1, data=data)["em"]
 
@@ -81,6 +92,9 @@ def test_panel_shows_both_accuracies_and_a_described_figure(data, n, lambda_):
     runs = [semi.em_run(n, lambda_, seed, data=data) for seed in range(3)]
     mean_em = np.mean([run["em"] for run in runs])
     assert f"<td>{mean_em:.3f}</td>" in html
+    called = np.mean([run["spam_em"] for run in runs])
+    assert f"<td>{called:.1%}</td></tr>" in html
+    assert f"Spam is {np.mean(data['y_test'] == 1):.1%} of the test messages" in html
 
 
 @pytest.mark.parametrize(

@@ -147,6 +147,7 @@ def em_run(n_labelled, lambda_, seed=0, *, data=None, alpha=1.0, max_iter=100, t
     -------
     dict
         ``"supervised"`` and ``"em"``: test accuracy of the labelled fit and of EM;
+        ``"spam_supervised"`` and ``"spam_em"``: the share of test messages each calls spam;
         ``"log_likelihood"``: EM's objective after the labelled fit and each iteration;
         ``"n_iter"``, ``"converged"``: EM's.
     """
@@ -160,9 +161,12 @@ def em_run(n_labelled, lambda_, seed=0, *, data=None, alpha=1.0, max_iter=100, t
     em = SemiSupervisedNB(
         MultinomialNB(alpha=alpha), lambda_=lambda_, max_iter=max_iter, tol=tol
     ).fit(X, partial)
+    called_supervised, called_em = supervised.predict(data["X_test"]), em.predict(data["X_test"])
     return {
-        "supervised": float(np.mean(supervised.predict(data["X_test"]) == data["y_test"])),
-        "em": float(np.mean(em.predict(data["X_test"]) == data["y_test"])),
+        "supervised": float(np.mean(called_supervised == data["y_test"])),
+        "em": float(np.mean(called_em == data["y_test"])),
+        "spam_supervised": float(np.mean(called_supervised == 1)),
+        "spam_em": float(np.mean(called_em == 1)),
         "log_likelihood": em.log_likelihood_,
         "n_iter": em.n_iter_,
         "converged": em.converged_,
@@ -176,7 +180,7 @@ def em_sweep(n_values, lambdas, repeats, *, data=None, alpha=1.0):
     -------
     DataFrame
         One row per run: ``n_labelled``, ``lambda_``, ``seed``, ``supervised``, ``em``,
-        ``n_iter``.
+        ``n_iter``, ``spam_supervised``, ``spam_em``.
     """
     repeats = check_int("repeats", repeats, 1)
     rows = []
@@ -192,6 +196,8 @@ def em_sweep(n_values, lambdas, repeats, *, data=None, alpha=1.0):
                         "supervised": run["supervised"],
                         "em": run["em"],
                         "n_iter": run["n_iter"],
+                        "spam_supervised": run["spam_supervised"],
+                        "spam_em": run["spam_em"],
                     }
                 )
     return pd.DataFrame(rows)
@@ -205,24 +211,29 @@ def _mean_sem(values):
 
 def em_panel(n_labelled, lambda_, *, repeats=5, data=None):
     """The explorer's panel as HTML: accuracy without and with EM over ``repeats`` labelled
-    subsets (mean and standard error), and EM's objective, iteration by iteration, on each."""
+    subsets (mean, standard error, range) with the share of test messages each calls spam,
+    and EM's objective, iteration by iteration, on each subset."""
     n_labelled = check_int("n_labelled", n_labelled, 2)
     lambda_ = check_real("lambda_", lambda_, 0.0)
     repeats = check_int("repeats", repeats, 1)
     runs = [em_run(n_labelled, lambda_, seed, data=data) for seed in range(repeats)]
+    spam = float(np.mean((sms_split() if data is None else data)["y_test"] == 1))
     rows = []
     for key, name in (("supervised", "labelled messages only"), ("em", "EM")):
         mean, sem = _mean_sem([run[key] for run in runs])
         low, high = min(run[key] for run in runs), max(run[key] for run in runs)
+        called = np.mean([run[f"spam_{key}"] for run in runs])
         rows.append(
             f"<tr><th>{name}</th><td>{mean:.3f}</td><td>{sem:.3f}</td>"
-            f"<td>{low:.3f} to {high:.3f}</td></tr>"
+            f"<td>{low:.3f} to {high:.3f}</td><td>{called:.1%}</td></tr>"
         )
     iterations = ", ".join(str(run["n_iter"]) for run in runs)
     table = (
         "<table><thead><tr><th>model</th><th>mean test accuracy</th><th>standard error</th>"
-        f"<th>range over the {repeats} subsets</th></tr></thead><tbody>{''.join(rows)}</tbody>"
-        f"</table><p>EM iterations on each subset: {html.escape(iterations)}.</p>"
+        f"<th>range over the {repeats} subsets</th><th>test messages called spam</th></tr>"
+        f"</thead><tbody>{''.join(rows)}</tbody></table>"
+        f"<p>Spam is {spam:.1%} of the test messages. EM iterations on each subset: "
+        f"{html.escape(iterations)}.</p>"
     )
     fig, axes = new_figure(1, 1, figsize=(5.6, 3.0))
     ax = axes[0, 0]
