@@ -13,8 +13,8 @@ BOOK = Path(__file__).resolve().parents[1] / "book"
 CHAPTERS = sorted(p for p in BOOK.glob("[0-9][0-9]_*.md") if int(p.name[:2]) >= 1)
 
 
-def test_there_are_eleven_chapters():
-    assert [int(p.name[:2]) for p in CHAPTERS] == list(range(1, 12))
+def test_there_are_twelve_chapters():
+    assert [int(p.name[:2]) for p in CHAPTERS] == list(range(1, 13))
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.name)

@@ -1,0 +1,249 @@
+"""The exercises of the chapter on unlabelled text (12): every hint fires.
+
+Each exercise's data cell, solution and check cell are read from the chapter's notebook and run
+here, in the book (no variant) and for many per-student variants: the solution and an answer
+computed independently below are "correct", and the answer each usual mistake gives gets that
+mistake's hint, never "correct". A variant whose mistake coincides with the answer would make
+the check refuse to run (ValueError), so running many variants also tests the data cells.
+"""
+
+import contextlib
+import functools
+import io
+import math
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+import nbcore
+from nbcore import exercises
+
+BOOK = Path(__file__).resolve().parents[1] / "book"
+CHAPTER = "12_unlabelled"
+SEEDS = [None, *range(40)]  # None: the book's own numbers
+
+
+@functools.cache
+def _cells(exercise):
+    nb = nbformat.read(BOOK / f"{CHAPTER}.ipynb", as_version=4)
+    by_role = {}
+    for cell in nb.cells:
+        if cell.metadata.get("exercise") == exercise and cell.cell_type == "code":
+            by_role.setdefault(cell.metadata.get("role"), []).append(cell.source)
+    return by_role
+
+
+def _namespace():
+    return {"np": np, "nbcore": nbcore, "exercises": exercises}
+
+
+def _run(exercise, seed, answer):
+    """The verdict of the check on ``answer(namespace)`` (or on the solution, if None)."""
+    cells = _cells(exercise)
+    namespace = _namespace()
+    exercises.use_variant(seed)
+    try:
+        for source in cells.get("data", []):
+            exec(source, namespace)  # noqa: S102 - the chapter's own cell
+        if answer is None:
+            for source in cells["solution"]:
+                exec(source, namespace)  # noqa: S102
+        else:
+            name, value = answer(namespace)
+            namespace[name] = value
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(cells["check"][0], namespace)  # noqa: S102
+        return out.getvalue()
+    finally:
+        exercises.use_variant(None)
+
+
+# --------------------------------------------------------------------------- the answers
+# Each exercise: the answer's name, the right answer, and {hint fragment: the mistake's answer},
+# computed from the data cell's names with plain loops and the textbook formulas, not copied
+# from the check cell.
+
+
+def _posterior_spam(counts, n_messages, message, alpha=1.0, prior=True, presence=False):
+    """P(spam | message) under the multinomial model, by products of plain floats."""
+    joint = []
+    for c in (0, 1):
+        total = sum(counts[c]) + alpha * len(counts[c])
+        value = n_messages[c] / sum(n_messages) if prior else 1.0
+        for d, x in enumerate(message):
+            times = min(x, 1) if presence else x
+            value *= ((counts[c][d] + alpha) / total) ** times
+        joint.append(value)
+    return joint[1] / (joint[0] + joint[1]), joint[1]
+
+
+def _ex121(ns):
+    counts = ns["labelled_counts_121"].tolist()
+    n, x = ns["n_messages_121"].tolist(), ns["message_121"].tolist()
+    right, joint = _posterior_spam(counts, n, x)
+    return (
+        "r_spam",
+        right,
+        {
+            "that is the responsibility of ham": 1 - right,
+            "the prior is missing": _posterior_spam(counts, n, x, prior=False)[0],
+            "a repeated word counts once per occurrence": _posterior_spam(
+                counts, n, x, presence=True
+            )[0],
+            "not normalised": joint,
+            "the smoothing is missing": _posterior_spam(counts, n, x, alpha=0.0)[0],
+        },
+    )
+
+
+def _theta(labelled, unlabelled, weights, word, alpha=1.0):
+    counts = [
+        labelled[d] + sum(w * row[d] for w, row in zip(weights, unlabelled, strict=True))
+        for d in range(3)
+    ]
+    return (counts[word] + alpha) / (sum(counts) + 3 * alpha)
+
+
+def _ex122(ns):
+    labelled = ns["spam_counts_122"].tolist()
+    unlabelled = ns["unlabelled_122"].tolist()
+    r, lam, word = ns["r_spam_122"].tolist(), ns["lambda_122"], ns["word_122"]
+    return (
+        "theta_spam_word",
+        _theta(labelled, unlabelled, [lam * q for q in r], word),
+        {
+            "lambda is missing": _theta(labelled, unlabelled, r, word),
+            "that is a hard assignment": _theta(
+                labelled, unlabelled, [lam * (q > 0.5) for q in r], word
+            ),
+            "that uses the responsibilities of ham": _theta(
+                labelled, unlabelled, [lam * (1 - q) for q in r], word
+            ),
+            "the labelled counts are missing": _theta(
+                [0, 0, 0], unlabelled, [lam * q for q in r], word
+            ),
+            "the smoothing is missing": _theta(
+                labelled, unlabelled, [lam * q for q in r], word, alpha=0.0
+            ),
+        },
+    )
+
+
+def _ex123(ns):
+    (n_ham, n_spam), r, lam = (
+        ns["n_labelled_123"].tolist(),
+        ns["r_spam_123"].tolist(),
+        ns["lambda_123"],
+    )
+    return (
+        "prior_spam",
+        (n_spam + lam * sum(r)) / (n_ham + n_spam + lam * len(r)),
+        {
+            "the denominator counts each unlabelled message once": (n_spam + lam * sum(r))
+            / (n_ham + n_spam + len(r)),
+            "lambda is missing": (n_spam + sum(r)) / (n_ham + n_spam + len(r)),
+            "that is the labelled share only": n_spam / (n_ham + n_spam),
+            "that is a hard assignment": (n_spam + lam * sum(q > 0.5 for q in r))
+            / (n_ham + n_spam + lam * len(r)),
+            "that is the mean responsibility": sum(r) / len(r),
+        },
+    )
+
+
+def _ex124(ns):
+    X, y, lam, alpha = ns["X_124"], ns["y_124"], ns["lambda_124"], ns["alpha_124"]
+    # the labelled fit by hand: counts of the labelled messages, smoothed
+    labelled = [i for i in range(len(y)) if y[i] != -1]
+    n_classes = 2
+    prior = [sum(y[i] == c for i in labelled) / len(labelled) for c in range(n_classes)]
+    theta = []
+    for c in range(n_classes):
+        counts = [sum(X[i][d] for i in labelled if y[i] == c) for d in range(3)]
+        theta.append([(counts[d] + alpha) / (sum(counts) + 3 * alpha) for d in range(3)])
+
+    def b(i, c):
+        return math.log(prior[c]) + sum(X[i][d] * math.log(theta[c][d]) for d in range(3))
+
+    labelled_part = sum(b(i, y[i]) for i in labelled)
+    unlabelled = [i for i in range(len(y)) if y[i] == -1]
+    evidence = sum(math.log(sum(math.exp(b(i, c)) for c in range(2))) for i in unlabelled)
+    largest = sum(max(b(i, c) for c in range(2)) for i in unlabelled)
+    log_prior = alpha * sum(math.log(t) for row in theta for t in row)
+    labelled_evidence = sum(math.log(sum(math.exp(b(i, c)) for c in range(2))) for i in labelled)
+    right = labelled_part + lam * evidence + log_prior
+    return (
+        "objective",
+        right,
+        {
+            "the log prior alpha * sum log theta_cd is missing": right - log_prior,
+            "lambda is missing": labelled_part + evidence + log_prior,
+            "not its largest b": labelled_part + lam * largest + log_prior,
+            "not its log evidence": labelled_evidence + lam * evidence + log_prior,
+        },
+    )
+
+
+EXERCISES = {"12.1": _ex121, "12.2": _ex122, "12.3": _ex123, "12.4": _ex124}
+
+
+def _answer(make, which):
+    def answer(ns):
+        name, right, mistakes = make(ns)
+        return name, right if which is None else mistakes[which]
+
+    return answer
+
+
+@pytest.mark.parametrize(("exercise", "make"), list(EXERCISES.items()), ids=list(EXERCISES))
+def test_solution_and_right_answer_are_correct_in_every_variant(exercise, make):
+    for seed in SEEDS:
+        assert "correct" in _run(exercise, seed, None).split(":")[1], seed
+        verdict = _run(exercise, seed, _answer(make, None))
+        assert f"Exercise {exercise}: correct" in verdict, (seed, verdict)
+
+
+@pytest.mark.parametrize(("exercise", "make"), list(EXERCISES.items()), ids=list(EXERCISES))
+def test_every_mistake_gets_its_hint_in_the_book_and_the_variants(exercise, make):
+    namespace = _namespace()
+    exec(_cells(exercise)["data"][0], namespace)  # noqa: S102
+    hints = make(namespace)[2]
+    for seed in SEEDS:
+        for fragment in hints:
+            verdict = _run(exercise, seed, _answer(make, fragment))
+            assert "not yet" in verdict and fragment in verdict, (seed, fragment, verdict)
+
+
+def test_variants_differ_from_the_book_and_between_students():
+    for exercise, make in EXERCISES.items():
+        answers = set()
+        for seed in SEEDS[:20]:
+            namespace = _namespace()
+            exercises.use_variant(seed)
+            try:
+                exec(_cells(exercise)["data"][0], namespace)  # noqa: S102
+            finally:
+                exercises.use_variant(None)
+            answers.add(round(float(make(namespace)[1]), 9))
+        assert len(answers) > 5, exercise
+
+
+def test_the_objective_of_12_4_is_what_em_starts_from():
+    """The hand computation of 12.4 agrees with SemiSupervisedNB's first objective."""
+    for seed in SEEDS[:10]:
+        namespace = _namespace()
+        exercises.use_variant(seed)
+        try:
+            exec(_cells("12.4")["data"][0], namespace)  # noqa: S102
+        finally:
+            exercises.use_variant(None)
+        model = nbcore.SemiSupervisedNB(
+            nbcore.MultinomialNB(alpha=namespace["alpha_124"]),
+            lambda_=namespace["lambda_124"],
+            max_iter=3,
+            tol=0,
+        ).fit(namespace["X_124"], namespace["y_124"])
+        assert _ex124(namespace)[1] == pytest.approx(model.log_likelihood_[0], rel=1e-12)
+        assert np.all(np.diff(model.log_likelihood_) >= -1e-12 * np.abs(model.log_likelihood_[0]))
