@@ -299,3 +299,25 @@ def test_the_uploader_is_read_from_the_files_own_folder_only(folder, expected):
     assert uploader(Path("ml_3_assignment_1_4_assignsubmission_file_") / folder / "x.ipynb") == (
         expected
     )
+
+
+def test_identifiers_are_written_as_the_lms_gave_them_and_names_never_as_formulas(tmp_path):
+    """An SIS login starting with + used to be written '+login, which Canvas's import cannot
+    match to the student; a student's display name starting with = must still not become a
+    formula in a spreadsheet."""
+    roster_file = tmp_path / "canvas.csv"
+    roster_file.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section\n"
+        "    Points Possible,,,,\n"
+        '"=HYPERLINK(""http://x"")",101,s1,+s1login,-A\n"Baker, Bob",102,s2,bbaker,A\n'
+    )
+    write_lms_files([_result("s1", [PASSED, PASSED])], read_roster(roster_file), tmp_path)
+    rows = _rows(tmp_path / "canvas_03_mle.csv")
+    assert rows[2] == ['\'=HYPERLINK("http://x")', "101", "s1", "+s1login", "-A", "4"]
+    moodle_file = tmp_path / "moodle.csv"
+    moodle_file.write_text(
+        "First name,Last name,ID number,Email address\n=Ann,Ames,s1,+ann@example.org\n"
+    )
+    (tmp_path / "m").mkdir()
+    write_lms_files([_result("s1", [PASSED, PASSED])], read_roster(moodle_file), tmp_path / "m")
+    assert _rows(tmp_path / "m" / "moodle_03_mle.csv")[1] == ["s1", "+ann@example.org", "4"]

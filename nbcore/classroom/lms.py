@@ -27,6 +27,10 @@ __all__ = ["roster_results", "write_lms_files", "CANVAS_COLUMNS", "MOODLE_COLUMN
 
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 MOODLE_COLUMNS = ("ID number", "Email address")
+# identifiers the LMS matches rows on, written as its export gave them (the student's name,
+# which a student can set, is still kept from being read as a formula)
+CANVAS_IDS = ("ID", "SIS User ID", "SIS Login ID", "Section")
+MOODLE_IDS = MOODLE_COLUMNS
 
 
 def roster_results(results, roster, chapter):
@@ -71,10 +75,20 @@ def write_lms_files(results, roster, folder, missing="zero", names=None):
                 canvas.append(["", "", student.id, "", "", points])
             moodle.append([row.get("ID number", student.id), row.get("Email address", ""), points])
         written.append(
-            _write_csv(folder / f"canvas_{chapter}.csv", [*CANVAS_COLUMNS, name], canvas)
+            _write_csv(
+                folder / f"canvas_{chapter}.csv",
+                [*CANVAS_COLUMNS, name],
+                canvas,
+                verbatim=CANVAS_IDS,
+            )
         )
         written.append(
-            _write_csv(folder / f"moodle_{chapter}.csv", [*MOODLE_COLUMNS, name], moodle)
+            _write_csv(
+                folder / f"moodle_{chapter}.csv",
+                [*MOODLE_COLUMNS, name],
+                moodle,
+                verbatim=MOODLE_IDS,
+            )
         )
         rows = [
             [r.path.name, r.student, r.refused or r.mismatch or "not a student of the roster"]

@@ -66,14 +66,18 @@ def cell(value):
     return "'" + text if _FORMULA.match(text) else text
 
 
-def _write_csv(path, header, rows):
+def _write_csv(path, header, rows, verbatim=()):
+    """Write a CSV whose cells no spreadsheet reads as formulas (:func:`cell`), except the
+    columns named in ``verbatim``: identifiers copied from the LMS's own export, which its
+    import must find unchanged to match the row to a student."""
     path = Path(path)
+    keep = {i for i, name in enumerate(header) if name in verbatim}
     partial = path.with_name(f".{path.name}.partial")
     with partial.open("w", newline="", encoding="utf-8", errors="backslashreplace") as file:
         writer = csv.writer(file)
         writer.writerow([cell(h) for h in header])
         for row in rows:
-            writer.writerow([cell(v) for v in row])
+            writer.writerow([v if i in keep else cell(v) for i, v in enumerate(row)])
     os.replace(partial, path)
     return path
 
