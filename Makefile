@@ -51,7 +51,7 @@ test: system-grading system $(STAMP) $(JS_STAMP)
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory book-html
 	$(MAKE) --no-print-directory pdf
-	$(BIN)/python -m pytest -n 2 --dist loadscope tests
+	$(BIN)/python -m pytest -n 2 --dist loadscope --durations=30 tests
 	$(MAKE) --no-print-directory test-notebooks
 
 lint: $(STAMP)
