@@ -217,8 +217,9 @@ def beta_point_estimates(n_on, n_records, a, b):
     -------
     dict
         ``"mle"`` N_cd / N_c; ``"mean"`` (N_cd + a) / (N_c + a + b); ``"map"`` the mode
-        (N_cd + a - 1) / (N_c + a + b - 2), NaN where the posterior has none (a parameter below
-        1, or both equal to 1); ``"posterior"`` the pair (N_cd + a, N_c - N_cd + b).
+        (N_cd + a - 1) / (N_c + a + b - 2), NaN where that formula does not give it (a parameter
+        below 1: the density is unbounded and largest at that end; both equal to 1: flat);
+        ``"posterior"`` the pair (N_cd + a, N_c - N_cd + b).
     """
     n_on = check_int("n_on", n_on, 0)
     n_records = check_int("n_records", n_records, 0)
