@@ -276,11 +276,13 @@ def test_8_4_each_mistake_as_a_student_makes_it_gets_its_hint(numerics_chapter):
 # --------------------------------------------------------------------------- chapter 7
 
 
-def test_7_1_doubles_theta_exactly(text_chapter):
+def test_7_1_theta_grows_by_the_factor_exactly(text_chapter):
     ch = text_chapter
+    factors = set()
     for seed in [None, *SEEDS]:
         ch.redraw(seed)
-        word = ch.ns["word_71"]
+        word, factor = ch.ns["word_71"], ch.ns["factor_71"]
+        factors.add(factor)
         X, labels, column = ch.ns["X_counts"], ch.ns["labels"], ch.ns["column"]
         n_d = int(X[labels == "spam", column[word]].sum())
         total = int(X[labels == "spam"].sum()) + len(ch.ns["vocabulary"])
@@ -289,8 +291,8 @@ def test_7_1_doubles_theta_exactly(text_chapter):
         def theta(extra, n_d=n_d, total=total):
             return Fraction(n_d + 1 + extra, total + extra)
 
-        assert theta(k) >= 2 * theta(0) > theta(k - 1)
-        # refitting nbcore on the corpus with k more occurrences gives the same doubling
+        assert theta(k) >= factor * theta(0) > theta(k - 1)
+        # refitting nbcore on the corpus with k more occurrences gives the same growth
         import nbcore
 
         added = X.copy()
@@ -301,8 +303,51 @@ def test_7_1_doubles_theta_exactly(text_chapter):
         ratio = np.exp(
             refit.feature_log_prob_[1, column[word]] - before.feature_log_prob_[1, column[word]]
         )
-        assert ratio >= 2 - 1e-12
+        assert ratio >= factor - 1e-12
     ch.redraw(None)
+    assert len(factors) > 1, factors
+
+
+def _71_cases(ch):
+    """(word, factor) for every word of spam and every factor a variant can draw."""
+    X, labels, vocabulary = ch.ns["X_counts"], ch.ns["labels"], ch.ns["vocabulary"]
+    in_spam = X[labels == "spam"].sum(axis=0) > 0
+    return [(w, f) for w in np.array(vocabulary)[in_spam] for f in (2, 3, 4)]
+
+
+def test_7_1_each_slip_as_a_student_makes_it_gets_its_hint(text_chapter):
+    """The slips computed as a student would (truncating with int, keeping the denominator,
+    leaving the bound unrounded), for every word and factor of the variants: each gets a hint
+    that names it, and the right answer as an int or a float is correct."""
+    ch = text_chapter
+    X, labels, column = ch.ns["X_counts"], ch.ns["labels"], ch.ns["column"]
+    total = int(X[labels == "spam"].sum()) + len(ch.ns["vocabulary"])
+    seen = {"combined": 0, "apart": 0}
+    answers = set()
+    for word, factor in _71_cases(ch):
+        names = {"word_71": str(word), "factor_71": factor}
+        n = int(X[labels == "spam", column[word]].sum()) + 1
+        bound = (factor - 1) * n * total / (total - factor * n)  # float, as a student has it
+        right = math.ceil(bound)
+        answers.add(right)
+        for answer in (right, float(right)):
+            assert ": correct (" in ch.verdict("7.1", answer, **names)
+        fixed = (factor - 1) * n  # (n + k) = f n, the denominator kept fixed
+        truncated = int(bound)
+        slips = [(fixed, "keeps the denominator")]
+        if Fraction((factor - 1) * n * total, total - factor * n).denominator != 1:
+            together = truncated == fixed  # one number, one hint naming both slips
+            slips = [
+                (fixed, "denominator was kept fixed" if together else "keeps the denominator"),
+                (truncated, "rounded down" if together else "rounds the bound on k down"),
+                (bound, "not a whole number"),
+            ]
+        for wrong, words in slips:
+            line = ch.verdict("7.1", wrong, **names)
+            assert "not yet" in line and words in line, (word, factor, wrong, line)
+        seen["combined" if truncated == fixed else "apart"] += 1
+    assert seen["combined"] and seen["apart"], seen  # both kinds of hint are reached
+    assert len(answers) >= 20, sorted(answers)
 
 
 def test_7_2_nan_answer_gets_the_built_in_hint(text_chapter):
@@ -428,12 +473,16 @@ def test_every_hint_fires_in_a_students_graded_copy(
                     exec(source, {**chapter.ns, name: answer})
                 return out.getvalue().strip()
 
-            assert "looks plausible" in run(_answer(chapter, exercise, {})), exercise
+            right = _answer(chapter, exercise, {})
+            assert "looks plausible" in run(right), exercise
+            whole = np.ndim(right) == 0 and float(right).is_integer()
             fingerprinted = "mistakes={" in source  # a whole-number answer carries none:
             for hint, wrong in chapter.mistakes(exercise):  # its few values are enumerable
                 line = run(wrong)
                 if fingerprinted:
                     assert hint_of(line) == " ".join(hint.split()), (exercise, hint, line)
+                elif whole and not float(wrong).is_integer():  # told at once: not whole
+                    assert "expected a whole number" in line, (exercise, line)
                 else:  # graded on hand-in, where the check above gives the hint
                     assert "looks plausible" in line, (exercise, line)
     finally:
