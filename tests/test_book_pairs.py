@@ -239,6 +239,21 @@ def _references(text):
 
 
 @pytest.mark.parametrize("md", sorted(BOOK.glob("*.md")), ids=lambda p: p.name)
+def test_no_control_characters(md):
+    """A tab or other control character in a page is a typing accident (a "\\t" of
+    "\\text" written as a tab garbles the formula): only line ends belong in the text."""
+    text = md.read_text(encoding="utf-8")
+    bad = sorted(
+        {
+            (text.count("\n", 0, i) + 1, repr(ch))
+            for i, ch in enumerate(text)
+            if ord(ch) < 32 and ch != "\n"
+        }
+    )
+    assert not bad, f"{md.name} has control characters at (line, character) {bad[:5]}"
+
+
+@pytest.mark.parametrize("md", sorted(BOOK.glob("*.md")), ids=lambda p: p.name)
 def test_references_point_at_existing_targets(md):
     """Cross-references and citations resolve without building the book."""
     missing = sorted(set(_references(md.read_text(encoding="utf-8"))) - _labels())

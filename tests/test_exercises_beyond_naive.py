@@ -4,8 +4,10 @@ Each exercise's data cell, solution and check cell are read from the chapter's n
 here, in the book (no variant) and for many per-student variants: the solution and an answer
 computed independently below are "correct", and the answer each usual mistake gives gets that
 mistake's hint, never "correct". The independent answers take other routes than the
-solutions: the conditional mutual information from entropies, the best tree by enumerating
-every spanning tree, the parameters by building the tables, AODE by counting in the records.
+solutions: the unknown count by searching for the one that makes class one's mutual
+information (from entropies) vanish, the threshold by enumerating every spanning tree, the AODE
+parameters from a fitted model's tables, AODE's probability by
+fitting nbcore to records rebuilt from the counts.
 """
 
 import contextlib
@@ -102,23 +104,31 @@ def _mutual_information(table):
 
 def _ex111(ns):
     counts = ns["counts_111"].astype(float)
-    share = counts.sum(axis=(1, 2)) / counts.sum()
-    per_class = [_mutual_information(counts[c]) for c in range(2)]
-    # I(X1; X2 | Y) = sum_c P(c) I(X1; X2 | Y = c)
-    right = float(np.dot(share, per_class))
-    p = counts / counts.sum()
-    ignore_p_c = float(
-        np.sum(p * np.log(p / (p.sum(axis=2, keepdims=True) * p.sum(axis=1, keepdims=True))))
-    )
+    zero = counts[0]
+    a, b, c = counts[1][0, 0], counts[1][0, 1], counts[1][1, 0]
+
+    def class_one_information(n):
+        table = counts[1].copy()
+        table[1, 1] = n
+        return _mutual_information(table)
+
+    # the count that makes class one's mutual information vanish, by search over counts
+    candidates = np.arange(0, 1001)
+    information = np.array([class_one_information(n) for n in candidates])
+    right = float(candidates[np.argmin(information)])
+    assert information.min() < 1e-12
+    odds_zero = zero[0, 0] * zero[1, 1] / (zero[0, 1] * zero[1, 0])
+    pooled = counts[0] + counts[1]
     return (
-        "cmi_111",
+        "n_111",
         right,
         [
-            ("over all records", _mutual_information(counts.sum(axis=0))),
-            ("in bits", right / np.log(2)),
-            ("not one half each", float(np.mean(per_class))),
-            ("not added", float(np.sum(per_class))),
-            ("needs P(c)", ignore_p_c),
+            ("wrong side", a * b / c),
+            ("multiplies N_100", a * c / b),
+            ("not the differences", b + c - a),
+            ("classes pooled", (pooled[0, 1]) * (pooled[1, 0]) / pooled[0, 0] - zero[1, 1]),
+            ("odds ratio of one", odds_zero * b * c / a),
+            ("drops only its own term", 0.0),
         ],
     )
 
@@ -141,45 +151,112 @@ def _spanning_trees(n):
             yield edges
 
 
+def _connected(edges, i, j, n=5):
+    root = list(range(n))
+
+    def find(k):
+        while root[k] != k:
+            k = root[k]
+        return k
+
+    for a, b in edges:
+        root[find(a)] = find(b)
+    return find(i) == find(j)
+
+
 def _ex112(ns):
-    w, n = ns["weights_112"], ns["n_112"]
-    weights = [sum(w[i, j] for i, j in tree) for tree in _spanning_trees(5)]
-    assert len(weights) == 125  # Cayley: 5 ** 3
-    right = n * max(weights)
+    w, pair = ns["weights_112"], tuple(ns["pair_112"])
+    trees = list(_spanning_trees(5))
+    assert len(trees) == 125  # Cayley: 5 ** 3
+
+    def weight(tree):
+        return sum(w[e] for e in tree if e != pair)
+
+    # the edge enters when w + (best tree through it, without it) > best tree without it
+    best_without = max((t for t in trees if pair not in t), key=weight)
+    best_with = max(weight(t) for t in trees if pair in t)
+    right = weight(best_without) - best_with
+    # the path between the pair in that tree: the edges whose removal separates the pair
+    path = [e for e in best_without if not _connected(set(best_without) - {e}, *pair)]
+    touching = [w[e] for e in best_without if set(e) & set(pair)]
+    others = np.nan_to_num(w, nan=-1.0)
     return (
-        "gain_112",
+        "threshold_112",
         right,
         [
-            ("sum over the N records", max(weights)),
-            ("lightest spanning tree", n * min(weights)),
-            ("adds every pair", n * sum(w[i, j] for i, j in itertools.combinations(range(5), 2))),
-            ("heaviest edge", n * sum(max(w[i]) for i in range(5))),
-            ("in bits", right / np.log(2)),
+            ("not the heaviest", max(w[e] for e in path)),
+            ("may lie elsewhere", min(w[e] for e in best_without)),
+            ("need not touch either", min(touching)),
+            ("enough, not necessary", min(others[f].max() for f in pair)),
         ],
     )
 
 
 def _ex113(ns):
-    K, parent, C = ns["K_113"], ns["parent_113"], ns["C_113"]
-    tables = [np.zeros((C, K[p] if p >= 0 else 1, K[d])) for d, p in enumerate(parent)]
-    # each row of a table sums to one: its last entry is not free
-    right = (C - 1) + sum(t[..., :-1].size for t in tables)
+    K, C = ns["K_113"], ns["C_113"]
+    # fit AODE to a few records with these numbers of values and count its tables' entries
+    X = np.zeros((C, 5), dtype=int)
+    model = nbcore.AveragedOneDependenceNB(alpha=1.0, min_categories=K).fit(X, np.arange(C))
+    joint = [table.size - 1 for table in model.parent_log_prob_]
+    child_free = {key: table[..., :-1].size for key, table in model.child_log_prob_.items()}
+    child_all = {key: table.size for key, table in model.child_log_prob_.items()}
+    assert [t.shape for t in model.parent_log_prob_] == [(C, k) for k in K]
+    per_model = [joint[i] + sum(v for (j, _), v in child_free.items() if j == i) for i in range(5)]
+    right = sum(per_model)
     return (
         "n_params_113",
         right,
         [
-            ("K_d - 1 free numbers", C + sum(t.size for t in tables)),
-            ("C - 1 free parameters too", right - (C - 1)),
-            (
-                "not the other way round",
-                (C - 1)
-                + C * (K[0] - 1)
-                + sum(C * K[d] * (K[p] - 1) for d, p in enumerate(parent) if p >= 0),
-            ),
-            ("naive Bayes' count", (C - 1) + sum(C * (k - 1) for k in K)),
-            ("not one per value", right + C * (K[0] - 1) ** 2),
+            ("C K_i - 1 free numbers", right + 5),
+            ("K_d - 1 free numbers", sum(joint) + sum(child_all.values())),
+            ("add the counts", right / 5),
+            ("one model per feature", per_model[0]),
+            ("not one per class", 5 * ((C - 1) + sum(C * (k - 1) for k in K))),
         ],
     )
+
+
+def _records_from_counts(ns):
+    """Records that have the data cell's counts: 0 where a record matches the new record's
+    value, 1 where it does not; the new record is (0, 0, 0)."""
+    features = ["a", "b", "c"]
+    rows, labels = [], []
+    for c in ["yes", "no"]:
+        n_c = int(ns["class_counts_114"][c])
+        single = [int(ns["parent_counts_114"].loc[c, f]) for f in features]
+        pair = {
+            (i, d): int(ns["pair_counts_114"].loc[c, (features[i], features[d])])
+            for i in range(3)
+            for d in range(3)
+            if i != d
+        }
+        for i, d in pair:
+            assert pair[i, d] == pair[d, i]
+        for t in range(n_c + 1):  # the records that match on all three
+            cells = {}
+            for pattern in itertools.product([0, 1], repeat=3):
+                # inclusion-exclusion: records that match exactly on the features in pattern
+                on = [k for k in range(3) if pattern[k]]
+                total = 0
+                for extra in range(0, 4):
+                    for more in itertools.combinations([k for k in range(3) if k not in on], extra):
+                        group = tuple(sorted(on + list(more)))
+                        size = {0: n_c, 1: None, 2: None, 3: t}[len(group)]
+                        if len(group) == 1:
+                            size = single[group[0]]
+                        elif len(group) == 2:
+                            size = pair[group]
+                        total += (-1) ** extra * size
+                cells[pattern] = total
+            if min(cells.values()) >= 0:
+                break
+        else:
+            raise AssertionError("no records have these counts")
+        for pattern, k in cells.items():
+            rows += [[1 - hit for hit in pattern]] * k
+            labels += [c] * k
+    X = pd.DataFrame(rows, columns=features)
+    return X, np.array(labels), {"a": 0, "b": 0, "c": 0}
 
 
 def _aode_from_records(X, y, record, alpha=1.0, average="arithmetic", prior_cells=None, norm=True):
@@ -204,18 +281,17 @@ def _aode_from_records(X, y, record, alpha=1.0, average="arithmetic", prior_cell
 
 
 def _ex114(ns):
-    X, y, record = ns["exercise_aode"](exercises.variant_rng("11.4"))
-    right = _aode_from_records(X, y, record)
+    X, y, record = _records_from_counts(ns)
+    assert len(y) == ns["n_114"]
+    model = nbcore.AveragedOneDependenceNB(alpha=1.0, min_categories=[2, 3, 2]).fit(X, y)
+    right = float(model.predict_proba(pd.DataFrame([record]))[0, list(model.classes_).index("yes")])
+    assert right == pytest.approx(_aode_from_records(X, y, record), rel=1e-12)
     with np.errstate(divide="ignore", invalid="ignore"):
         unsmoothed = _aode_from_records(X, y, record, alpha=0.0)
-    n_values = {f: 3 if f == "b" else 2 for f in X.columns}
-    naive = {}
-    for c in ["yes", "no"]:
-        p = np.mean(y == c)
-        for d in X.columns:
-            in_c = X[y == c]
-            p *= ((in_c[d] == record[d]).sum() + 1) / (len(in_c) + n_values[d])
-        naive[c] = p
+    naive = nbcore.CategoricalNB(alpha=1.0, min_categories=[2, 3, 2]).fit(X, y)
+    naive_yes = float(
+        naive.predict_proba(pd.DataFrame([record]))[0, list(naive.classes_).index("yes")]
+    )
     return (
         "p_yes_114",
         right,
@@ -224,7 +300,7 @@ def _ex114(ns):
             ("N + C K_i", _aode_from_records(X, y, record, prior_cells=lambda k: k)),
             ("not yet divided", _aode_from_records(X, y, record, norm=False)),
             ("smoothing is missing", unsmoothed),
-            ("that is naive Bayes", naive["yes"] / (naive["yes"] + naive["no"])),
+            ("that is naive Bayes", naive_yes),
         ],
     )
 
@@ -283,8 +359,25 @@ def test_variants_differ_from_the_book_and_between_students(exercise):
 
 
 def test_the_book_answers():
-    # 11.2: Prim on the book's matrix takes 0.09 (x1-x2), 0.08 (x1-x4), 0.05 (x3-x4) and
-    # 0.06 (x3-x5): weight 0.28, times 500 records
-    assert _answers("11.2", None)[1] == pytest.approx(500 * 0.28)
-    # 11.3: 2 + 3 * 2 + (3*3*1 + 3*3*3 + 3*4*2 + 3*3*1) = 8 + 69
-    assert _answers("11.3", None)[1] == 2 + 3 * 2 + 9 + 27 + 24 + 9
+    # 11.1: class one's known counts 12, 4, 9 factorise with N_111 = 4 * 9 / 12
+    assert _answers("11.1", None)[1] == 3
+    # 11.2: without x1-x5, Prim takes x1-x4 (0.08), x4-x2 (0.07), x4-x3 (0.05), x3-x5 (0.06);
+    # the path x1-x4-x3-x5 has 0.08, 0.05, 0.06, so the edge must weigh more than 0.05
+    assert _answers("11.2", None)[1] == pytest.approx(0.05)
+    # 11.3: per super-parent i, 3 K_i - 1 + 3 K_i sum_{d != i} (K_d - 1), with K = 3, 2, 4, 3, 2
+    # and sum_d (K_d - 1) = 9: 8 + 9 * 7, 5 + 6 * 8, 11 + 12 * 6, 8 + 9 * 7, 5 + 6 * 8
+    assert _answers("11.3", None)[1] == 71 + 53 + 83 + 71 + 53
+
+
+def test_the_records_are_not_in_the_data_cell_of_11_4():
+    """The data cell hands out counts only: neither its names nor what its functions return
+    hold training records (one row per record), from which a fitted AODE would answer."""
+    namespace = _data("11.4", None)
+    own = {k: v for k, v in namespace.items() if k not in _namespace() and k != "__builtins__"}
+    values = [v for v in own.values() if not callable(v)]
+    for function in (v for v in own.values() if callable(v)):
+        for rng in (None, np.random.default_rng(0)):
+            result = function(rng)
+            values += list(result) if isinstance(result, tuple) else [result]
+    tables = [v for v in values if isinstance(v, (pd.DataFrame, pd.Series, np.ndarray))]
+    assert tables and all(len(v) <= 2 for v in tables)  # one row per class, at most

@@ -172,6 +172,16 @@ def test_panel_draws_the_tree_and_scores_the_setting(n, alpha, strength):
     assert (FLAG_TEXT in page) == (fit["n_true"] < 4)
 
 
+def test_panel_says_when_a_fitted_model_beats_the_exact_posterior_by_chance():
+    # at strength zero with 800 records naive Bayes classifies more test records correctly
+    # than the exact posterior does; at strength 0.3 with 100 records no model comes close
+    beaten = bn.model_scores(800, 1.0, 0.0)
+    assert beaten.loc["naive Bayes", "accuracy"] > beaten.loc["exact posterior", "accuracy"]
+    assert "naive Bayes" in bn.tree_panel(800, 1.0, 0.0).split("</table>")[-1]
+    assert "best only on average" in bn.tree_panel(800, 1.0, 0.0)
+    assert "best only on average" not in bn.tree_panel(100, 1.0, 0.3)
+
+
 def test_the_explorer_and_its_controls():
     box = bn.tree_explorer(n_train=100, alpha=1.0, strength=0.3)
     n_train, alpha, strength, panel = box.children
