@@ -743,9 +743,19 @@ def check_scores(best):
     bad = ~np.isfinite(best)
     if bad.any():
         rows = np.flatnonzero(bad)
-        raise ValueError(
+        where = (
             f"The posterior P(y | x) is undefined for sample(s) at row(s) {rows[:10].tolist()}"
-            f"{' ...' if len(rows) > 10 else ''}: every class has joint probability "
-            f"p(x, y) = {_show(np.exp(best[rows[0]]))}. With alpha=0 this happens when each class "
-            "has some feature value never seen with it in training; use alpha > 0."
+            f"{' ...' if len(rows) > 10 else ''}: "
+        )
+        if best[rows[0]] == -np.inf:  # every b_c = -inf: the posterior is 0 / 0
+            raise ValueError(
+                where + "every class has joint probability p(x, y) = 0.0 (log p = -inf). With "
+                "alpha=0 this happens when each class has some feature value never seen with it "
+                "in training; use alpha > 0. In a Gaussian model it happens when a value lies so "
+                "far from every class mean that (x - mu)^2 / sigma^2 overflows to inf."
+            )
+        raise ValueError(  # some b_c = +inf or NaN: exp(b - B) is NaN
+            where + f"the largest joint log score log p(x, y) is {_show(best[rows[0]])}, which "
+            "cannot be normalised. With alpha=0 an infinite weight (a feature count of 0 in "
+            "training) gives an infinite score; use alpha > 0."
         )

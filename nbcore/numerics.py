@@ -192,8 +192,8 @@ def gaussian_log_density(X, mean, var, center=None):
 
     The expansion cancels catastrophically when x and mu share a large offset (x, mu ~ 1e6):
     both are shifted by ``center`` first, which leaves every difference x - mu unchanged.
-    The Gaussian likelihood is derived in chapter 3, used in chapter 5, and the centred
-    form is chapter 8's.
+    The Gaussian likelihood is derived in chapter 3; chapter 5 uses it and explains the
+    centring.
 
     Examples
     --------

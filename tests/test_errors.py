@@ -618,8 +618,19 @@ def test_every_class_impossible_is_an_error():
 
 def test_complement_with_an_infinite_weight_is_an_error():
     model = ComplementNB(alpha=0).fit([[1.0, 0.0], [1.0, 2.0]], ["a", "b"])
-    with pytest.raises(ValueError, match=r"posterior P\(y \| x\) is undefined .*\[0\]"):
+    with pytest.raises(ValueError, match=r"posterior P\(y \| x\) is undefined .*\[0\]") as info:
         model.predict_proba([[0.0, 1.0]])
+    # the largest score is +inf: the message must not say every class has probability inf
+    assert "largest joint log score log p(x, y) is inf" in str(info.value)
+    assert "every class" not in str(info.value)
+
+
+def test_gaussian_value_beyond_every_class_names_the_overflow_not_alpha_only():
+    model = GaussianNB().fit([[0.0], [1.0], [5.0], [6.0]], [0, 0, 1, 1])
+    np.testing.assert_array_equal(model.predict_joint_log_proba([[1e200]]), [[-np.inf, -np.inf]])
+    for method in ("predict", "predict_proba", "predict_log_proba"):
+        with pytest.raises(ValueError, match=r"p\(x, y\) = 0\.0 .*Gaussian model.*overflows"):
+            getattr(model, method)([[1e200]])
 
 
 def test_complement_norm_with_a_zero_complement_count():

@@ -194,6 +194,11 @@ def test_8_1_the_recipes_error_against_exact_arithmetic(numerics_chapter):
         assert "those are zeros" in ch.verdict("8.1", np.zeros(3))
         assert "spacing of floats" in ch.verdict("8.1", np.full(3, np.spacing(B)))
         assert "recipe's value minus" in ch.verdict("8.1", -error)
+        # the task asks for log posteriors right to an absolute 1e-15: a reference off by that
+        # much, either way, must still be marked correct
+        for shift in (1e-15, -1e-15):
+            exact_off = np.array([float(e) for e in exact]) + shift
+            assert ": correct (" in ch.verdict("8.1", naive - exact_off), (seed, shift)
     ch.redraw(None)
 
 
@@ -224,16 +229,78 @@ def test_8_2_expected_agrees_with_fifty_digits(numerics_chapter):
     ch.redraw(None)
 
 
-def test_8_3_and_8_4_expected_agree_with_exact_rationals(numerics_chapter):
-    """The smallest n with prior * p^n <= 2^-1075, found with exact rational arithmetic."""
+def test_8_2_the_side_of_the_cut_off_counts(numerics_chapter):
+    """One entry lies in [-35, -15], where log(-expm1(a)) has lost digits: a cut-off below it
+    (here just above the far entries) is marked wrong in every variant, -log 2 is right, and the
+    hints of the one-sided forms still fire."""
     ch = numerics_chapter
-    bound = Fraction(1, 2**1075)
     for seed in [None, *SEEDS]:
         ch.redraw(seed)
-        prior, p = Fraction(ch.ns["prior"]), Fraction(ch.ns["word_prob"])
+        a = ch.ns["log_theta"]
+        assert ((a >= -35) & (a <= -15)).sum() == 1, (seed, a)
+        with np.errstate(divide="ignore"):
+            for cut, verdict in ((-math.log(2), ": correct ("), (-37.0, ": not yet")):
+                answer = np.where(a > cut, np.log(-np.expm1(a)), np.log1p(-np.exp(a)))
+                assert verdict in ch.verdict("8.2", answer), (seed, cut)
+            assert "log1p(-exp(a)) is right only" in ch.verdict("8.2", np.log1p(-np.exp(a)))
+            assert "log(-expm1(a)) is right near" in ch.verdict("8.2", np.log(-np.expm1(a)))
+    ch.redraw(None)
+
+
+def _first_zero_float64(prior, p, upper):
+    """A student's fast float64 experiment: bisect on prior * p**n == 0.0."""
+    low, high = 1, upper
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (low, middle) if prior * p**middle == 0.0 else (middle + 1, high)
+    return low
+
+
+def test_8_3_expected_agrees_with_80_digits_and_no_float64_experiment_gives_it(numerics_chapter):
+    """The smallest n with prior * p^n <= 2^-1075, checked in 80-digit decimal arithmetic on
+    the stored floats; the solution's float64 formula finds it; a float64 experiment does not;
+    the answers are far apart between students."""
+    ch = numerics_chapter
+    answers = set()
+    for seed in [None, *SEEDS, *range(1, 21)]:
+        ch.redraw(seed)
+        prior, p = ch.ns["prior"], ch.ns["word_prob"]
         n = ch.answer("8.3")
-        assert prior * p**n <= bound < prior * p ** (n - 1)
+        with localcontext() as context:
+            context.prec = 80
+            log_bound = -1075 * Decimal(2).ln() - Decimal(prior).ln()  # log of 2^-1075 / prior
+            log_p = Decimal(p).ln()
+            assert n * log_p <= log_bound < (n - 1) * log_p, seed
         assert ": correct (" in ch.verdict("8.3", n)
+        assert _first_zero_float64(prior, p, 2 * n) != n, seed
+        answers.add(n)
+    assert len(answers) > 20  # many distinct answers across students
+    ch.redraw(None)
+
+
+def test_8_3_each_mistake_as_a_student_makes_it_gets_its_hint(numerics_chapter):
+    """The wrong answers computed the way a student would (float64, their own code), in the
+    book and in several variants, each get the hint written for them."""
+    ch = numerics_chapter
+    for seed in [None, *SEEDS]:
+        ch.redraw(seed)
+        prior, p = ch.ns["prior"], ch.ns["word_prob"]
+        n = ch.answer("8.3")
+        log_prior, minus_log_p = math.log(prior), -math.log(p)
+        attempts = {
+            "alone underflows": math.ceil(1075 * math.log(2) / minus_log_p),
+            "smallest subnormal, 2^-1074": math.ceil(
+                (1074 * math.log(2) + log_prior) / minus_log_p
+            ),
+            "normal range": math.ceil((1022 * math.log(2) + log_prior) / minus_log_p),
+            "float32 limit": math.ceil((150 * math.log(2) + log_prior) / minus_log_p),
+            "-log p = 1 - p": math.ceil((1075 * math.log(2) + log_prior) / (1 - p)),
+            "computed in float64 first reads 0.0": _first_zero_float64(prior, p, 2 * n),
+            "round up": math.floor((1075 * math.log(2) + log_prior) / minus_log_p),
+        }
+        for words, wrong in attempts.items():
+            line = ch.verdict("8.3", wrong)
+            assert words in hint_of(line), (seed, words, line)
     ch.redraw(None)
 
 
