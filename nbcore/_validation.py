@@ -546,7 +546,10 @@ def check_numeric_column(estimator, column, series, kind):
         remedy = (
             f"declare it kinds={{{column!r}: 'categorical'}} to leave them out"
             if kind == "bernoulli"
-            else "drop or impute them"
+            # leaving the feature out is exact under the model (its density integrates to
+            # one), and the other columns' parameters do not depend on this one
+            else "to leave this feature out, fit and predict without its column (the same "
+            "model for the other columns); or drop the rows, or impute the values"
         )
         raise ValueError(
             f"{where} has missing or infinite values (first at row "

@@ -65,7 +65,9 @@ class MixedNB(NaiveBayes):
 
     Chapter 6 fits it to the numeric weather data; the families are derived in chapter 3.
     Missing values are left out (marginalised) in categorical columns only; Gaussian and
-    Bernoulli columns must be complete.
+    Bernoulli columns must be complete. To leave out such a feature for a prediction, fit and
+    predict without its column: the other columns' parameters do not depend on it, and the
+    result is the model's marginal (the left-out density integrates to one).
 
     Examples
     --------

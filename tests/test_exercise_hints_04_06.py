@@ -19,6 +19,7 @@ from pathlib import Path
 
 import jupytext
 import numpy as np
+import pandas as pd
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
@@ -498,3 +499,145 @@ def test_5_1_the_weight_that_keeps_the_sd_and_the_stated_tolerance():
     assert gaps.min() >= 1.0  # a pound apart, fifty times the tolerance
     nearest = np.abs(values[:, 1:] - answer[:, None]).min(axis=1) / sd
     assert np.allclose(nearest, k - 1)  # about 0.15 sigma
+
+
+@pytest.fixture(scope="module")
+def weather_chapter():
+    from test_exercises_text_numerics import Chapter
+
+    chapter = Chapter("06_weather")
+    yield chapter
+    exercises.use_variant(None)
+
+
+def _bisect(f, low, high, steps=55):
+    """The x in [low, high] where the increasing or decreasing f crosses zero."""
+    f_low = f(low)
+    for _ in range(steps):
+        mid = (low + high) / 2
+        if (f(mid) > 0) == (f_low > 0):
+            low = mid
+        else:
+            high = mid
+    return (low + high) / 2
+
+
+WEATHER_SEEDS = [None, *range(12)]
+
+
+def test_6_2_prior_found_by_bisection_and_every_hint_fires(weather_chapter):
+    """The prior that gives the target posterior, found by bisection on the model's own
+    posterior (CategoricalNB with that class prior), is judged correct for the book and 12
+    students; every hint fires on its own wrong answer; the answers differ between students."""
+    from test_exercises_text_numerics import assert_every_hint_fires
+
+    import nbcore
+
+    ch = weather_chapter
+    X, y = ch.ns["X"], ch.ns["y"]
+    answers = set()
+    try:
+        for seed in WEATHER_SEEDS:
+            ch.redraw(seed)
+            day, target = pd.DataFrame([ch.ns["day_62"]]), ch.ns["target_62"]
+
+            def gap(pi, day=day, target=target):
+                model = nbcore.CategoricalNB(alpha=1.0, class_prior=[1 - pi, pi]).fit(X, y)
+                return model.predict_proba(day)[0, list(model.classes_).index("yes")] - target
+
+            prior = _bisect(gap, 1e-12, 1 - 1e-12)
+            assert ": correct (" in ch.verdict("6.2", prior), seed
+            answers.add(round(prior, 6))
+            assert_every_hint_fires(ch, "6.2")
+            assert len(ch.mistakes("6.2")) >= 5, seed
+    finally:
+        ch.redraw(None)
+    assert len(answers) > 8
+
+
+def test_6_5_humidity_found_by_scanning_the_model_and_every_hint_fires(weather_chapter):
+    """The lowest humidity at which MixedNB predicts "no", found by scanning its posterior
+    and bisecting, is judged correct for the book and 12 students; the upper crossing gets
+    its hint; every hint fires; the answers differ between students."""
+    from test_exercises_text_numerics import assert_every_hint_fires
+
+    ch = weather_chapter
+    mixed, columns = ch.ns["mixed"], list(ch.ns["Xn"].columns)
+    answers = set()
+    try:
+        for seed in WEATHER_SEEDS:
+            ch.redraw(seed)
+            day = ch.ns["day_65"]
+
+            def p_no_minus_half(h, day=day):
+                row = pd.DataFrame([{**day, "humidity": float(h)}])[columns]
+                return mixed.predict_proba(row)[0, list(mixed.classes_).index("no")] - 0.5
+
+            grid = np.arange(0.0, 250.0, 0.5)
+            rows = pd.DataFrame([{**day, "humidity": h} for h in grid])[columns]
+            signs = mixed.predict_proba(rows)[:, list(mixed.classes_).index("no")] > 0.5
+            flips = np.flatnonzero(signs[1:] != signs[:-1])
+            assert len(flips) == 2 and not signs[0], (seed, day)  # yes, then no, then yes
+            lower = _bisect(p_no_minus_half, grid[flips[0]], grid[flips[0] + 1])
+            upper = _bisect(p_no_minus_half, grid[flips[1]], grid[flips[1] + 1])
+            assert ": correct (" in ch.verdict("6.5", lower), seed
+            assert "upper root" in ch.verdict("6.5", upper), seed
+            answers.add(round(lower, 4))
+            assert_every_hint_fires(ch, "6.5")
+            assert len(ch.mistakes("6.5")) >= 4, seed
+    finally:
+        ch.redraw(None)
+    assert len(answers) > 8
+
+
+def test_6_6_posterior_found_by_integrating_the_model_and_every_hint_fires(weather_chapter):
+    """P(yes | outlook, humidity above h0), found by integrating the joint density of a
+    model fitted without the unknown columns over h > h0 (trapezoid rule), is judged correct
+    for the book and 12 students; the density at the threshold gets its hint; every hint
+    fires; the answers differ between students."""
+    from test_exercises_text_numerics import assert_every_hint_fires
+
+    import nbcore
+
+    ch = weather_chapter
+    Xn, yn = ch.ns["Xn"], ch.ns["yn"]
+    known = nbcore.MixedNB(alpha=0, var_smoothing=0).fit(Xn[["outlook", "humidity"]], yn)
+    yes = list(known.classes_).index("yes")
+    answers = set()
+    try:
+        for seed in WEATHER_SEEDS:
+            ch.redraw(seed)
+            forecast = ch.ns["forecast_66"]
+            grid = np.linspace(forecast["humidity_above"], forecast["humidity_above"] + 150, 60001)
+            days = pd.DataFrame({"outlook": forecast["outlook"], "humidity": grid})
+            joint = np.exp(known.predict_joint_log_proba(days))
+            mass = np.trapezoid(joint, grid, axis=0)
+            p_yes = mass[yes] / mass.sum()
+            assert ": correct (" in ch.verdict("6.6", p_yes), seed
+            at_threshold = known.predict_proba(days.iloc[[0]])[0, yes]
+            assert "density at the threshold" in ch.verdict("6.6", at_threshold), seed
+            answers.add(round(p_yes, 6))
+            assert_every_hint_fires(ch, "6.6")
+            assert len(ch.mistakes("6.6")) >= 4, seed
+    finally:
+        ch.redraw(None)
+    assert len(answers) > 8
+
+
+def test_6_2_6_5_6_6_variants_have_many_distinct_answers(weather_chapter):
+    """Over sixty students, the solutions of the re-posed exercises take many values, so a
+    neighbour's number is no answer."""
+    ch = weather_chapter
+    answers = {"6.2": set(), "6.5": set(), "6.6": set()}
+    try:
+        for seed in range(60):
+            ch.redraw(seed)
+            for exercise, seen in answers.items():
+                seen.add(round(float(ch.answer(exercise)), 6))
+    finally:
+        ch.redraw(None)
+    assert {exercise: len(seen) > 30 for exercise, seen in answers.items()} == {
+        "6.2": True,
+        "6.5": True,
+        "6.6": True,
+    }, {exercise: len(seen) for exercise, seen in answers.items()}

@@ -220,6 +220,27 @@ def test_missing_outlook_is_marginalised(weather):
     )
 
 
+def test_missing_gaussian_value_names_the_exact_remedy(weather):
+    """A missing temperature at predict is refused with a message that says to leave the
+    column out; that remedy is the marginal of the full model, the integral of its joint
+    density over the temperature (done here numerically on a fine grid)."""
+    X, y = weather
+    model = MixedNB(alpha=0, var_smoothing=0).fit(X, y)
+    day = pd.DataFrame([["sunny", np.nan, 90, True]], columns=FEATURES)
+    with pytest.raises(ValueError, match=r"'temperature'.*without its column"):
+        model.predict_proba(day)
+    without = MixedNB(alpha=0, var_smoothing=0).fit(X.drop(columns="temperature"), y)
+    grid = np.linspace(-100, 250, 35001)
+    days = pd.DataFrame({"outlook": "sunny", "temperature": grid, "humidity": 90.0, "windy": True})
+    joint = np.exp(model.predict_joint_log_proba(days))  # p(x, y = c) at each temperature
+    marginal = np.trapezoid(joint, grid, axis=0)
+    np.testing.assert_allclose(
+        np.log(marginal),
+        without.predict_joint_log_proba(day.drop(columns="temperature"))[0],
+        rtol=1e-9,
+    )
+
+
 def test_partial_fit_in_batches_equals_fit(weather):
     X, y = weather
     whole = MixedNB(var_smoothing=0.0).fit(X, y)
