@@ -6,6 +6,7 @@ every usual mistake here, independently of the chapter's solution, and feeds eac
 """
 
 import contextlib
+import functools
 import io
 import itertools
 import math
@@ -701,18 +702,22 @@ def test_exercise_3_3_poisson_length_and_its_hints(seed, variant):
         assert words_only > 0 > right
 
 
-def _mean_sd_ratio(n):
-    """E[sigma-hat] / sigma for the 1/n variance of n normal records, from scipy's chi law."""
+@functools.cache
+def _chi_mean(k):
+    """E[sqrt(Q)] for Q chi-squared with k degrees of freedom, from scipy's chi law."""
     from scipy import stats
 
-    return stats.chi(n - 1).mean() / math.sqrt(n)
+    return float(stats.chi(k).mean())
+
+
+def _mean_sd_ratio(n):
+    """E[sigma-hat] / sigma for the 1/n variance of n normal records."""
+    return _chi_mean(n - 1) / math.sqrt(n)
 
 
 def _slips_3_4(s):
     def first(ratio):
         return next(n for n in itertools.count(2) if ratio(n) >= 1 - s)
-
-    from scipy import stats
 
     right = first(_mean_sd_ratio)
     slips = {
@@ -720,7 +725,7 @@ def _slips_3_4(s):
         "one record smaller": right + 1,
         "condition on the variance": first(lambda n: (n - 1) / n),
         "square root of the average variance": first(lambda n: math.sqrt((n - 1) / n)),
-        "1/(N_c - 1) variance": first(lambda n: stats.chi(n - 1).mean() / math.sqrt(n - 1)),
+        "1/(N_c - 1) variance": first(lambda n: _chi_mean(n - 1) / math.sqrt(n - 1)),
     }
     distinct = {}
     for fragment, wrong in slips.items():
@@ -747,16 +752,26 @@ def test_exercise_3_4_smallest_class_and_its_hints(seed, variant):
 
 
 def test_exercise_3_4_no_variant_sits_on_the_edge_and_answers_spread():
-    # every shortfall the data cell can draw, 0.50 % to 10.00 %: the answer's ratio is clear
+    # every shortfall the data cell can draw, 0.100 % to 10.000 %: the answer's ratio is clear
     # of 1 - s on both sides, so a correct derivation cannot be judged by rounding
     answers = set()
-    ratios = {n: _mean_sd_ratio(n) for n in range(2, 400)}
-    for hundredths in range(50, 1001):
-        s = hundredths / 10_000
-        right = next(n for n in range(2, 400) if ratios[n] >= 1 - s)
+    ratios = {n: _mean_sd_ratio(n) for n in range(2, 1000)}
+    for thousandths in range(100, 10_001):
+        s = thousandths / 1000 / 100
+        right = next(n for n in range(2, 1000) if ratios[n] >= 1 - s)
         assert ratios[right] - (1 - s) > 1e-9 and (1 - s) - ratios[right - 1] > 1e-9
         answers.add(right)
-    assert len(answers) >= 100, len(answers)
+    assert len(answers) >= 400, len(answers)
+
+
+def test_exercise_3_4_answers_spread_over_a_class(variant):
+    answers = set()
+    for seed in range(100):
+        namespace, _ = _prepare("03_mle", "3.4", seed, _base_namespace())
+        s = namespace["shortfall_percent"]
+        assert 0.1 <= s <= 10 and abs(round(s * 1000) - s * 1000) < 1e-9
+        answers.add(_slips_3_4(s / 100)[0])
+    assert len(answers) >= 70, len(answers)
 
 
 def test_exercise_3_4_every_hint_fires_for_some_student(variant):
