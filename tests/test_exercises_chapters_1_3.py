@@ -6,6 +6,7 @@ every usual mistake here, independently of the chapter's solution, and feeds eac
 """
 
 import contextlib
+import functools
 import io
 import itertools
 import math
@@ -120,12 +121,23 @@ def _slips_1_2(toy):
         counts.setdefault((a, b), {"a": 0, "b": 0})[c] += 1
     empirical = 1 - sum(max(v.values()) for v in counts.values()) / len(toy)
     smaller_posterior = joints.min(axis=1) / joints.sum(axis=1)
+    # the library default alpha=1: (count + 1) / (N_c + 2) per binary feature, prior unsmoothed
+    smoothed = toy.copy()
+    smoothed_joints = np.zeros((4, 2))
+    for j, c in enumerate(["a", "b"]):
+        rows = smoothed[smoothed["y"] == c]
+        prior = len(rows) / len(toy)
+        t1 = (rows["x1"].sum() + 1) / (len(rows) + 2)
+        t2 = (rows["x2"].sum() + 1) / (len(rows) + 2)
+        for r, (v1, v2) in enumerate(records):
+            smoothed_joints[r, j] = prior * (t1 if v1 else 1 - t1) * (t2 if v2 else 1 - t2)
     slips = {
         "the probability of being right": 1 - right,
         "adds up the smaller posterior": smaller_posterior.sum(),
         "averages the smaller posterior": smaller_posterior.mean(),
         "error on the training records": training,
         "gigantic die": empirical,
+        "default smoothing alpha=1": 1 - smoothed_joints.max(axis=1).sum(),
     }
     distinct = {}
     for fragment, wrong in slips.items():
@@ -145,7 +157,7 @@ def test_exercise_1_2_bayes_error_and_its_hints(seed, variant):
         # the smaller joint of (0,0), (0,1), (1,0), (1,1): 5/12 3/5 2/5, 7/12 3/7 4/7,
         # 5/12 2/5 2/5 and 5/12 2/5 3/5
         assert right == pytest.approx(0.1 + 1 / 7 + 1 / 15 + 0.1, rel=1e-12)
-        assert len(distinct) == 5
+        assert len(distinct) == 6
 
 
 def test_exercise_1_2_every_hint_fires_for_some_student(variant):
@@ -157,64 +169,136 @@ def test_exercise_1_2_every_hint_fires_for_some_student(variant):
             line = _verdict(namespace, check, "toy_bayes_error", wrong)
             assert "not yet" in line and fragment in line, (seed, fragment, line)
             fired.add(fragment)
-    assert len(fired) == 5, fired
+    assert len(fired) == 6, fired
+
+
+def _slips_1_3(d, q, n):
+    """The expected number of distinct records, summed over all 2^D records one by one, and
+    the slips that give a number of their own (relative gap 1e-4)."""
+    right = exact_poisson = weighted = equal = no_comb = 0.0
+    for record in itertools.product((0, 1), repeat=d):
+        k = sum(record)
+        p = q**k * (1 - q) ** (d - k)
+        right += 1 - (1 - p) ** n
+        exact_poisson += 1 - math.exp(-n * p)
+        weighted += p * (1 - (1 - p) ** n)
+    for k in range(d + 1):  # one record per number of ones: the binomial coefficient left out
+        no_comb += 1 - (1 - q**k * (1 - q) ** (d - k)) ** n
+    equal = 2**d * (1 - (1 - 2.0**-d) ** n)
+    slips = {
+        "equally likely": equal,
+        "comb(D, k) records": no_comb,
+        "approximation 1 - exp(-N p(x))": exact_poisson,
+        "new record has a twin": weighted,
+        "repeats count once": float(n),
+    }
+    distinct = {}
+    for fragment, wrong in slips.items():
+        if all(abs(wrong - other) > 1e-4 * abs(other) for other in [right, *distinct.values()]):
+            distinct[fragment] = wrong
+    return right, distinct
 
 
 @pytest.mark.parametrize("seed", VARIANTS)
-def test_exercise_1_3_smallest_d_and_its_hints(seed, variant):
+def test_exercise_1_3_distinct_records_and_its_hints(seed, variant):
     namespace, check = _prepare("01_generative", "1.3", seed, _base_namespace())
-    m, n = namespace["match_M"], namespace["match_N"]
-
-    def first_below_half(values):
-        return next(d for d in itertools.count(1) if 1 - (1 - values**-d) ** n < 0.5)
-
-    right = first_below_half(float(m))
-    assert 1 - (1 - float(m) ** -right) ** n < 0.5 <= 1 - (1 - float(m) ** -(right - 1)) ** n
-    _assert_hints(
-        namespace,
-        check,
-        "smallest_d",
-        "1.3",
-        right,
-        {
-            "still above one half": right - 1,
-            "binary features": first_below_half(2.0),
-        },
-    )
+    d, q, n = namespace["twin_D"], namespace["twin_q"], namespace["twin_N"]
+    right, distinct = _slips_1_3(d, q, n)
+    assert right < min(n, 2**d)  # repeats: fewer kinds than records, and than possible kinds
+    _assert_hints(namespace, check, "expected_kinds", "1.3", right, distinct)
+    # a simulation of the expectation, however long, is told it is not the answer
+    assert "not yet" in _verdict(namespace, check, "expected_kinds", right * (1 + 1e-4))
     if seed is None:
-        assert (m, n, right) == (3, 5000, 9)
+        assert (d, q, n) == (10, 0.2, 1000)
+        assert len(distinct) == 5
+
+
+def test_exercise_1_3_simulation_agrees_with_the_expectation():
+    d, q, n = 10, 0.2, 1000
+    right, _ = _slips_1_3(d, q, n)
+    rng = np.random.default_rng(0)
+    codes = (rng.random((400, n, d)) < q) @ (1 << np.arange(d))
+    counts = [len(np.unique(row)) for row in codes]
+    assert abs(np.mean(counts) - right) < 4 * np.std(counts) / math.sqrt(len(counts))
+
+
+def test_exercise_1_3_every_hint_fires_and_answers_spread(variant):
+    fired, answers = set(), set()
+    for seed in range(40):
+        namespace, check = _prepare("01_generative", "1.3", seed, _base_namespace())
+        right, distinct = _slips_1_3(namespace["twin_D"], namespace["twin_q"], namespace["twin_N"])
+        _assert_hints(namespace, check, "expected_kinds", "1.3", right, distinct)
+        fired.update(distinct)
+        answers.add(round(right, 6))
+    assert len(fired) == 5, fired
+    assert len(answers) == 40
+
+
+def _slips_1_4(days, first):
+    """The greedy two-level tree's gain, from label counts kept in dictionaries, and slips."""
+    features = ["outlook", "temperature", "humidity", "windy"]
+
+    def ll(rows):
+        counts = {}
+        for label in rows["play"]:
+            counts[label] = counts.get(label, 0) + 1
+        return sum(k * math.log(k / len(rows)) for k in counts.values())
+
+    def split(rows, feature):
+        return [rows[rows[feature] == v] for v in rows[feature].unique()]
+
+    def split_ll(rows, feature):
+        return sum(ll(part) for part in split(rows, feature))
+
+    rest = [f for f in features if f != first]
+    root = ll(days)
+    leaves = split(days, first)
+    best = [max(rest, key=lambda f, leaf=leaf: split_ll(leaf, f)) for leaf in leaves]
+    right = sum(split_ll(leaf, f) for leaf, f in zip(leaves, best, strict=True)) - root
+    first_gain = split_ll(days, first) - root
+    same_second = max(sum(split_ll(leaf, f) for leaf in leaves) for f in rest) - root
+    unweighted = first_gain / len(days) + sum(
+        (split_ll(leaf, f) - ll(leaf)) / len(leaf) for leaf, f in zip(leaves, best, strict=True)
+    )
+    slips = {
+        "per record": right / len(days),
+        "in bits": right / math.log(2),
+        "can never lower": -right,
+        "first split alone": first_gain,
+        "same second feature": same_second,
+        "without weighting them": unweighted,
+    }
+    distinct = {}
+    for fragment, wrong in slips.items():
+        others = [right, *distinct.values()]
+        if all(abs(wrong - other) > 1e-6 * max(abs(other), 1e-9) for other in others):
+            distinct[fragment] = wrong
+    return right, distinct, first_gain
 
 
 @pytest.mark.parametrize("seed", VARIANTS)
-def test_exercise_1_4_two_level_tree_and_its_hints(seed, variant):
+def test_exercise_1_4_greedy_tree_and_its_hints(seed, variant):
     namespace, check = _prepare("01_generative", "1.4", seed, _base_namespace())
-    days = load_weather()
-    features = namespace["split_features"]
+    days, first = namespace["tree_data"], namespace["split_first"]
+    right, distinct, first_gain = _slips_1_4(days, first)
+    assert right >= first_gain >= 0  # a second level can never lower the log-likelihood
+    _assert_hints(namespace, check, "tree_gain", "1.4", right, distinct)
+    if seed is None:
+        assert first == "outlook" and len(days) == 14
+        assert right == pytest.approx(9.124591856417, rel=1e-10)
+        assert len(distinct) == 6
 
-    def log_likelihood(keys):
-        total = 0.0
-        groups = days.groupby(keys) if keys else [(None, days)]
-        for _, leaf in groups:
-            for count in leaf["play"].value_counts():
-                total += count * math.log(count / len(leaf))
-        return total
 
-    right = log_likelihood(features) - log_likelihood([])
-    assert right > 0
-    _assert_hints(
-        namespace,
-        check,
-        "tree_gain",
-        "1.4",
-        right,
-        {
-            "per record": right / len(days),
-            "in bits": right / math.log(2),
-            "per record in bits": right / len(days) / math.log(2),
-            "sign is reversed": -right,
-            "first split alone": log_likelihood(features[0]) - log_likelihood([]),
-        },
-    )
+def test_exercise_1_4_every_hint_fires_and_answers_spread(variant):
+    fired, answers = set(), set()
+    for seed in range(20):
+        namespace, check = _prepare("01_generative", "1.4", seed, _base_namespace())
+        right, distinct, _ = _slips_1_4(namespace["tree_data"], namespace["split_first"])
+        _assert_hints(namespace, check, "tree_gain", "1.4", right, distinct)
+        fired.update(distinct)
+        answers.add(round(right, 6))
+    assert len(fired) == 6, fired
+    assert len(answers) >= 18, len(answers)
 
 
 # --------------------------------------------------------------------------- chapter 2
@@ -467,6 +551,42 @@ def iris_namespace():
     return {"iris": iris, "X_iris": iris.data, "y_iris": iris.target}
 
 
+def _slips_3_1(n, ham, word, ham_word):
+    spam = n - ham
+    spam_word = word - ham_word  # emails with the word, less the ham ones
+    right = spam_word / spam
+    slips = {
+        "counts every email with the word": word / spam,
+        "not by all N emails": spam_word / n,
+        "the estimate for ham": ham_word / ham,
+        "ignoring the class": word / n,
+        "the word is absent": 1 - right,
+        "default alpha=1": (spam_word + 1) / (spam + 2),
+    }
+    distinct = {}
+    for fragment, wrong in slips.items():
+        if all(abs(wrong - other) > 1e-4 * abs(other) for other in [right, *distinct.values()]):
+            distinct[fragment] = wrong
+    return right, distinct
+
+
+def test_exercise_3_1_counts_recovered_from_totals_and_hints(variant):
+    fired, answers = set(), set()
+    for seed in [None, *range(40)]:
+        namespace, check = _prepare("03_mle", "3.1", seed, _base_namespace())
+        args = [namespace[k] for k in ("winner_N", "ham_count", "with_word", "ham_with_word")]
+        n, ham, word, ham_word = args
+        assert 0 < ham_word < word and word - ham_word < n - ham  # the counts are consistent
+        right, distinct = _slips_3_1(*args)
+        _assert_hints(namespace, check, "theta_winner", "3.1", right, distinct)
+        fired.update(distinct)
+        answers.add(round(right, 9))
+        if seed is None:
+            assert right == 24 / 100 and len(distinct) == 6
+    assert len(fired) == 6, fired
+    assert len(answers) >= 38, len(answers)
+
+
 @pytest.mark.parametrize("seed", VARIANTS)
 def test_exercise_3_2_shared_variance_and_its_hints(seed, variant, iris_namespace):
     """The gain of per-class variances over the shared one, from the maximised
@@ -537,6 +657,30 @@ def test_exercise_3_3_poisson_length_and_its_hints(seed, variant):
     words_only = (a[0] + a[1]) - (b[0] + b[1])
     total_a = log_parts("a", lambda docs: docs.sum())
     total_b = log_parts("b", lambda docs: docs.sum())
+    # the library default alpha=1: theta = (N_cd + 1) / (N_c + D) in both classes
+    smoothed = {c: (X[y == c].sum(axis=0) + 1) / (X[y == c].sum() + X.shape[1]) for c in ("a", "b")}
+    alpha_one = (
+        right
+        - (a[1] - b[1])
+        + sum(
+            int(k) * math.log(ta / tb)
+            for k, ta, tb in zip(x, smoothed["a"], smoothed["b"], strict=True)
+        )
+    )
+    others = [
+        right,
+        words_only,
+        -right,
+        words_only + total_a[2] - total_b[2],
+        words_only + a[3] - b[3],
+        1 / (1 + math.exp(-right)),
+        right - (a[0] - b[0]),
+    ]
+    alpha_hint = {}
+    if all(abs(alpha_one - v) > 1e-3 for v in others):
+        alpha_hint["default smoothing alpha=1"] = alpha_one
+    if seed is None:
+        assert alpha_hint  # the book's documents show the hint
     _assert_hints(
         namespace,
         check,
@@ -550,6 +694,7 @@ def test_exercise_3_3_poisson_length_and_its_hints(seed, variant):
             "exp(-lambda_c)": words_only + a[3] - b[3],
             "posterior probability of a": 1 / (1 + math.exp(-right)),
             "the prior is missing": right - (a[0] - b[0]),
+            **alpha_hint,
         },
     )
     if seed is None:
@@ -557,29 +702,86 @@ def test_exercise_3_3_poisson_length_and_its_hints(seed, variant):
         assert words_only > 0 > right
 
 
+@functools.cache
+def _chi_mean(k):
+    """E[sqrt(Q)] for Q chi-squared with k degrees of freedom, from scipy's chi law."""
+    from scipy import stats
+
+    return float(stats.chi(k).mean())
+
+
+def _mean_sd_ratio(n):
+    """E[sigma-hat] / sigma for the 1/n variance of n normal records."""
+    return _chi_mean(n - 1) / math.sqrt(n)
+
+
+def _slips_3_4(s):
+    def first(ratio):
+        return next(n for n in itertools.count(2) if ratio(n) >= 1 - s)
+
+    right = first(_mean_sd_ratio)
+    slips = {
+        "still more than s below": right - 1,
+        "one record smaller": right + 1,
+        "condition on the variance": first(lambda n: (n - 1) / n),
+        "square root of the average variance": first(lambda n: math.sqrt((n - 1) / n)),
+        "1/(N_c - 1) variance": first(lambda n: _chi_mean(n - 1) / math.sqrt(n - 1)),
+    }
+    distinct = {}
+    for fragment, wrong in slips.items():
+        if wrong not in [right, *distinct.values()]:
+            distinct[fragment] = wrong
+    return right, distinct
+
+
 @pytest.mark.parametrize("seed", VARIANTS)
 def test_exercise_3_4_smallest_class_and_its_hints(seed, variant):
     namespace, check = _prepare("03_mle", "3.4", seed, _base_namespace())
     s = namespace["shortfall_percent"] / 100
-    right = next(n for n in itertools.count(2) if (n - 1) / n >= 1 - s - 1e-12)
-    assert (right - 2) / (right - 1) < 1 - s  # one record fewer falls short
-    _assert_hints(
-        namespace,
-        check,
-        "smallest_class",
-        "3.4",
-        right,
-        {
-            "still more than s below": right - 1,
-            "one record smaller": right + 1,
-            "unbiased for every": 2,
-        },
-    )
+    right, distinct = _slips_3_4(s)
+    assert (
+        _mean_sd_ratio(right - 1) < 1 - s <= _mean_sd_ratio(right)
+    )  # one record fewer falls short
+    _assert_hints(namespace, check, "smallest_class", "3.4", right, distinct)
     if seed is None:
-        assert right == 34
+        assert right == 26
+        assert len(distinct) == 5
     # a simulation's near miss is told it is not the answer, never told to round
     near = _verdict(namespace, check, "smallest_class", right * (1 - 1e-3))
     assert "not yet" in near
+
+
+def test_exercise_3_4_no_variant_sits_on_the_edge_and_answers_spread():
+    # every shortfall the data cell can draw, 0.100 % to 10.000 %: the answer's ratio is clear
+    # of 1 - s on both sides, so a correct derivation cannot be judged by rounding
+    answers = set()
+    ratios = {n: _mean_sd_ratio(n) for n in range(2, 1000)}
+    for thousandths in range(100, 10_001):
+        s = thousandths / 1000 / 100
+        right = next(n for n in range(2, 1000) if ratios[n] >= 1 - s)
+        assert ratios[right] - (1 - s) > 1e-9 and (1 - s) - ratios[right - 1] > 1e-9
+        answers.add(right)
+    assert len(answers) >= 400, len(answers)
+
+
+def test_exercise_3_4_answers_spread_over_a_class(variant):
+    answers = set()
+    for seed in range(100):
+        namespace, _ = _prepare("03_mle", "3.4", seed, _base_namespace())
+        s = namespace["shortfall_percent"]
+        assert 0.1 <= s <= 10 and abs(round(s * 1000) - s * 1000) < 1e-9
+        answers.add(_slips_3_4(s / 100)[0])
+    assert len(answers) >= 70, len(answers)
+
+
+def test_exercise_3_4_every_hint_fires_for_some_student(variant):
+    fired = set()
+    for seed in range(20):
+        namespace, check = _prepare("03_mle", "3.4", seed, _base_namespace())
+        right, distinct = _slips_3_4(namespace["shortfall_percent"] / 100)
+        _assert_hints(namespace, check, "smallest_class", "3.4", right, distinct)
+        fired.update(distinct)
+    assert len(fired) == 5, fired
 
 
 @pytest.mark.parametrize("seed", VARIANTS)
@@ -649,18 +851,22 @@ def test_exercise_2_3_covariance_on_storm_days_and_its_hints(seed, variant):
     )
 
 
-def _slips_1_1(m, c):
-    """The right count and the slips that give a number of their own, computed by hand."""
-    records = 1
-    for values in m:
-        records *= values
-    right = c * records - 1
+def _slips_1_1(m, c, pairs):
+    """The right count, by inclusion-exclusion, and the slips that give a number of their own."""
+    records = math.prod(m)
+    one_pair = [records // (m[a] * m[b]) for (a, _), (b, _) in pairs]
+    both = records // (
+        m[pairs[0][0][0]] * m[pairs[0][1][0]] * m[pairs[1][0][0]] * m[pairs[1][1][0]]
+    )
+    allowed = records - sum(one_pair) + both
+    right = c * allowed - 1
     slips = {
-        "sum to one": c * records,
-        "one class's table": records - 1,
-        "not the class prior": c * (records - 1),
-        "naive Bayes count": (c - 1) + c * sum(v - 1 for v in m),
-        "product of the M_d, not their sum": c * sum(m) - 1,
+        "sum to one": c * allowed,
+        "the gigantic die": c * records - 1,
+        "taken off twice": c * (records - sum(one_pair)) - 1,
+        "not one cell per class": c * (records - 2) - 1,
+        "one class's table": allowed - 1,
+        "not the class prior": c * (allowed - 1),
     }
     distinct = {}
     for fragment, wrong in slips.items():
@@ -669,21 +875,36 @@ def _slips_1_1(m, c):
     return right, distinct
 
 
+def _namespace_1_1(seed):
+    namespace, check = _prepare("01_generative", "1.1", seed, _base_namespace())
+    m, c, pairs = namespace["feature_values"], namespace["n_classes"], namespace["impossible"]
+    # two pairs on four different features, values within range
+    features = [pairs[0][0][0], pairs[0][1][0], pairs[1][0][0], pairs[1][1][0]]
+    assert len(set(features)) == 4
+    assert all(0 <= v < m[d] for pair in pairs for d, v in pair)
+    return namespace, check, (m, c, pairs)
+
+
 @pytest.mark.parametrize("seed", VARIANTS)
 def test_exercise_1_1_joint_table_count_and_its_hints(seed, variant):
-    namespace, check = _prepare("01_generative", "1.1", seed, _base_namespace())
-    right, distinct = _slips_1_1(namespace["feature_values"], namespace["n_classes"])
+    namespace, check, args = _namespace_1_1(seed)
+    right, distinct = _slips_1_1(*args)
     _assert_hints(namespace, check, "n_joint", "1.1", right, distinct)
+    # the answer is not the gigantic die of the chapter's formula
+    assert right != args[1] * math.prod(args[0]) - 1
     if seed is None:
-        assert right == 2 * 3 * 2 * 4 * 3 * 2 * 5 - 1 == 1439
-        assert len(distinct) == 5
+        # 720 records; the pairs rule out 720 / 6 and 720 / 8, both 720 / 48: 525 remain
+        assert right == 2 * 525 - 1 == 1049
+        assert len(distinct) == 6
 
 
-def test_exercise_1_1_every_hint_fires_for_some_student(variant):
-    fired = set()
-    for seed in range(20):
-        namespace, check = _prepare("01_generative", "1.1", seed, _base_namespace())
-        right, distinct = _slips_1_1(namespace["feature_values"], namespace["n_classes"])
+def test_exercise_1_1_every_hint_fires_and_answers_spread(variant):
+    fired, answers = set(), set()
+    for seed in range(40):
+        namespace, check, args = _namespace_1_1(seed)
+        right, distinct = _slips_1_1(*args)
         _assert_hints(namespace, check, "n_joint", "1.1", right, distinct)
         fired.update(distinct)
-    assert len(fired) == 5, fired
+        answers.add(right)
+    assert len(fired) == 6, fired
+    assert len(answers) >= 35, len(answers)

@@ -43,7 +43,7 @@ def test_shimodaira_fish_example():
     counts = generative.parameter_counts(3, 20)
     assert counts == {
         "cells": 8000,
-        "full joint": 7999,
+        "full table per class": 7999,
         "one-dimensional cells": 60,
         "naive Bayes": 57,
     }
@@ -54,7 +54,7 @@ def test_counts_match_an_enumeration_of_the_records(n_features, n_values):
     records = list(itertools.product(range(n_values), repeat=n_features))
     counts = generative.parameter_counts(n_features, n_values)
     assert counts["cells"] == len(records)
-    assert counts["full joint"] == len(records) - 1
+    assert counts["full table per class"] == len(records) - 1
     # naive Bayes: one table per feature, each over the values that feature takes
     tables = [{r[d] for r in records} for d in range(n_features)]
     assert counts["one-dimensional cells"] == sum(len(t) for t in tables)
@@ -64,7 +64,7 @@ def test_counts_match_an_enumeration_of_the_records(n_features, n_values):
 @pytest.mark.parametrize("n_features", [1, 2, 7, 20, 64])
 def test_binary_features_and_the_levine_count(n_features):
     counts = generative.parameter_counts(n_features)
-    assert counts["full joint"] == 2**n_features - 1
+    assert counts["full table per class"] == 2**n_features - 1
     assert counts["naive Bayes"] == n_features
 
 
@@ -73,7 +73,7 @@ def test_count_table_keeps_exact_integers():
     assert list(table.index) == [1, 10, 30]
     assert table.index.name == "D"
     assert table.loc[30, "cells"] == 20**30  # far beyond 64 bits, still exact
-    assert table.loc[30, "full joint"] == 20**30 - 1
+    assert table.loc[30, "full table per class"] == 20**30 - 1
     assert table.loc[10, "naive Bayes"] == 190
 
 

@@ -64,14 +64,15 @@ def parameter_counts(n_features, n_values=2):
 
     ``n_features`` is D (also called K), ``n_values`` M, the values each feature takes.
     Returns exact Python integers: ``"cells"`` M**D of one D-dimensional histogram, ``"full
-    joint"`` its M**D - 1 free parameters, ``"one-dimensional cells"`` D * M of D
+    table per class"`` its M**D - 1 free parameters (of p(x | y = c), not of the joint
+    p(x, y)), ``"one-dimensional cells"`` D * M of D
     one-dimensional histograms, ``"naive Bayes"`` their D * (M - 1) free parameters.
     """
     d = check_int("n_features", n_features, 1)
     m = check_int("n_values", n_values, 2)
     return {
         "cells": m**d,
-        "full joint": m**d - 1,
+        "full table per class": m**d - 1,
         "one-dimensional cells": d * m,
         "naive Bayes": d * (m - 1),
     }
@@ -226,7 +227,7 @@ def match_panel(n_features, n_train, n_values=2, *, n_test=1000, seed=0):
         ("new records with an identical training record", bar, f"{rate:.3f}"),
         ("exact probability", "", f"{exact:.3f}"),
         ("possible records, M<sup>D</sup>", "", _big(counts["cells"])),
-        ("parameters of p(x | y = c), full table", "", _big(counts["full joint"])),
+        ("parameters of p(x | y = c), full table", "", _big(counts["full table per class"])),
         ("parameters of p(x | y = c), naive Bayes", "", _big(counts["naive Bayes"])),
     ]
     cells = "".join(
