@@ -37,7 +37,9 @@ class SemiSupervisedNB(NaiveBayes):
     max_iter : int, default=100
         Most EM iterations (each an E-step and an M-step).
     tol : float, default=1e-6
-        Stop when an iteration raises the objective by less than ``tol`` times its size.
+        Stop when an iteration raises the objective by no more than ``tol`` times its size
+        (``tol=0``: stop as soon as an iteration does not raise it at all, a fixed point or a
+        fall by rounding).
 
     Attributes
     ----------
@@ -50,7 +52,8 @@ class SemiSupervisedNB(NaiveBayes):
         The objective after the labelled fit and after every iteration (see Notes); it never
         decreases, up to rounding.
     converged_ : bool
-        Whether the last iteration gained less than ``tol`` (False when max_iter stopped it).
+        Whether the last iteration gained no more than ``tol`` times the objective's size
+        (False when max_iter stopped it).
     n_features_in_ : int
 
     Notes
@@ -141,7 +144,7 @@ class SemiSupervisedNB(NaiveBayes):
                     model, X, labelled_rows, labelled_index, unlabelled_rows
                 )
                 trace.append(objective)
-                if trace[-1] - trace[-2] < self.tol * abs(trace[-2]):
+                if trace[-1] - trace[-2] <= self.tol * abs(trace[-2]):
                     self.converged_ = True
                     break
         self.estimator_ = model

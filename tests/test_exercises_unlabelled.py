@@ -153,12 +153,16 @@ def _ex123(ns):
     )
 
 
-def _ex124(ns):
+def _ex124(ns, prior=None):
+    """The objective at the labelled fit's theta with the class prior ``prior`` (default: the
+    exercise's prior_124; the labelled fit's own prior is what EM starts from)."""
     X, y, lam, alpha = ns["X_124"], ns["y_124"], ns["lambda_124"], ns["alpha_124"]
     # the labelled fit by hand: counts of the labelled messages, smoothed
     labelled = [i for i in range(len(y)) if y[i] != -1]
     n_classes = 2
-    prior = [sum(y[i] == c for i in labelled) / len(labelled) for c in range(n_classes)]
+    fit_prior = [sum(y[i] == c for i in labelled) / len(labelled) for c in range(n_classes)]
+    if prior is None:
+        prior = [float(p) for p in ns["prior_124"]]
     theta = []
     for c in range(n_classes):
         counts = [sum(X[i][d] for i in labelled if y[i] == c) for d in range(3)]
@@ -174,10 +178,12 @@ def _ex124(ns):
     log_prior = alpha * sum(math.log(t) for row in theta for t in row)
     labelled_evidence = sum(math.log(sum(math.exp(b(i, c)) for c in range(2))) for i in labelled)
     right = labelled_part + lam * evidence + log_prior
+    at_the_fit = right if prior == fit_prior else _ex124(ns, prior=fit_prior)[1]
     return (
         "objective",
         right,
         {
+            "with its own class prior": at_the_fit,
             "the log prior alpha * sum log theta_cd is missing": right - log_prior,
             "lambda is missing": labelled_part + evidence + log_prior,
             "not its largest b": labelled_part + lam * largest + log_prior,
@@ -216,6 +222,34 @@ def test_every_mistake_gets_its_hint_in_the_book_and_the_variants(exercise, make
             assert "not yet" in verdict and fragment in verdict, (seed, fragment, verdict)
 
 
+def test_12_1_variants_keep_every_answer_apart():
+    """In the first thousand per-student streams, no two of the answer and its slips coincide
+    (so each slip gets its own hint, and the check never refuses to run)."""
+    for seed in range(1000):
+        namespace = _namespace()
+        exercises.use_variant(seed)
+        try:
+            exec(_cells("12.1")["data"][0], namespace)  # noqa: S102
+        finally:
+            exercises.use_variant(None)
+        _, right, mistakes = _ex121(namespace)
+        values = [right, *mistakes.values()]
+        for i, u in enumerate(values):
+            for v in values[i + 1 :]:
+                assert not math.isclose(u, v, rel_tol=1e-4), (seed, values)
+
+
+def test_12_1_generator_rejects_a_tie_and_coinciding_slips():
+    """The two variants the generator used to accept: r = 1/2 exactly (1 - r is the answer),
+    and the missing prior equal to the slip of counting a repeated word once."""
+    namespace = _namespace()
+    exec(_cells("12.1")["data"][0], namespace)  # noqa: S102
+    apart = namespace["_answers_apart_121"]
+    assert not apart(np.array([[2, 6, 1], [1, 6, 2]]), np.array([2, 0, 1]))
+    assert not apart(np.array([[3, 4, 1], [5, 2, 1]]), np.array([2, 0, 1]))
+    assert apart(np.array([[4, 1, 3], [1, 5, 2]]), np.array([2, 1, 0]))
+
+
 def test_variants_differ_from_the_book_and_between_students():
     for exercise, make in EXERCISES.items():
         answers = set()
@@ -230,8 +264,10 @@ def test_variants_differ_from_the_book_and_between_students():
         assert len(answers) > 5, exercise
 
 
-def test_the_objective_of_12_4_is_what_em_starts_from():
-    """The hand computation of 12.4 agrees with SemiSupervisedNB's first objective."""
+def test_the_objective_of_12_4_is_not_what_em_starts_from():
+    """The hand computation of 12.4, with the labelled fit's own prior, agrees with
+    SemiSupervisedNB's first objective; the graded value, with the given prior, is not that
+    number (so log_likelihood_[0] gets a hint, not the marks)."""
     for seed in SEEDS[:10]:
         namespace = _namespace()
         exercises.use_variant(seed)
@@ -245,5 +281,10 @@ def test_the_objective_of_12_4_is_what_em_starts_from():
             max_iter=3,
             tol=0,
         ).fit(namespace["X_124"], namespace["y_124"])
-        assert _ex124(namespace)[1] == pytest.approx(model.log_likelihood_[0], rel=1e-12)
+        assert _ex124(namespace, prior=[0.5, 0.5])[1] == pytest.approx(
+            model.log_likelihood_[0], rel=1e-12
+        )
+        assert _ex124(namespace)[1] != pytest.approx(model.log_likelihood_[0], rel=1e-6)
+        verdict = _run("12.4", seed, lambda ns, m=model: ("objective", m.log_likelihood_[0]))
+        assert "not yet" in verdict and "its own class prior" in verdict, verdict
         assert np.all(np.diff(model.log_likelihood_) >= -1e-12 * np.abs(model.log_likelihood_[0]))

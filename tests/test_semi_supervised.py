@@ -173,7 +173,16 @@ def test_convergence_is_reported(sms):
     done = SemiSupervisedNB(max_iter=500, tol=1e-8).fit(X, partial)
     assert done.converged_ and done.n_iter_ < 500
     gain = done.log_likelihood_[-1] - done.log_likelihood_[-2]
-    assert gain < 1e-8 * abs(done.log_likelihood_[-2])
+    assert gain <= 1e-8 * abs(done.log_likelihood_[-2])
+
+
+def test_tol_0_stops_at_an_exact_fixed_point():
+    # by symmetry the unlabelled row is split 1/2, 1/2 after one iteration and nothing moves
+    # again: with tol=0 an iteration that gains exactly nothing ends EM
+    X, y = np.array([[1, 0], [0, 1], [1, 1]]), np.array([0, 1, -1])
+    model = SemiSupervisedNB(MultinomialNB(), tol=0).fit(X, y)
+    assert model.converged_ and model.n_iter_ == 2
+    assert model.log_likelihood_[-1] == model.log_likelihood_[-2]
 
 
 def test_it_clones_and_works_in_a_pipeline():

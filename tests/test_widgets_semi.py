@@ -97,6 +97,17 @@ def test_panel_shows_both_accuracies_and_a_described_figure(data, n, lambda_):
     assert f"Spam is {np.mean(data['y_test'] == 1):.1%} of the test messages" in html
 
 
+def test_panel_uses_the_chosen_smoothing_for_both_models(data):
+    html = semi.em_panel(16, 0.01, alpha=0.1, repeats=2, data=data)
+    runs = [semi.em_run(16, 0.01, seed, data=data, alpha=0.1) for seed in range(2)]
+    for key in ("supervised", "em"):
+        assert f"<td>{np.mean([run[key] for run in runs]):.3f}</td>" in html
+    # the smoothing matters here: with alpha = 1, EM at lambda = 0.01 calls almost nothing spam
+    heavy = [semi.em_run(16, 0.01, seed, data=data) for seed in range(2)]
+    assert np.mean([run["em"] for run in runs]) > np.mean([run["em"] for run in heavy])
+    assert "alpha = 0.1" in html
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
@@ -107,6 +118,8 @@ def test_panel_shows_both_accuracies_and_a_described_figure(data, n, lambda_):
         (lambda: semi.sms_split(n_test=0), "n_test"),
         (lambda: semi.em_sweep([4], [1.0], 0), "repeats"),
         (lambda: semi.em_panel(8, 1.0, repeats=0), "repeats"),
+        (lambda: semi.em_panel(8, 1.0, alpha=0.0), "alpha"),
+        (lambda: semi.em_panel(8, 1.0, alpha="light"), "alpha"),
     ],
 )
 def test_bad_arguments_are_named(call, message):

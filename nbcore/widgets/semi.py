@@ -209,14 +209,16 @@ def _mean_sem(values):
     return float(values.mean()), float(sem)
 
 
-def em_panel(n_labelled, lambda_, *, repeats=5, data=None):
+def em_panel(n_labelled, lambda_, *, alpha=1.0, repeats=5, data=None):
     """The explorer's panel as HTML: accuracy without and with EM over ``repeats`` labelled
     subsets (mean, standard error, range) with the share of test messages each calls spam,
-    and EM's objective, iteration by iteration, on each subset."""
+    and EM's objective, iteration by iteration, on each subset. ``alpha`` is the smoothing of
+    both models (the labelled fit and EM's)."""
     n_labelled = check_int("n_labelled", n_labelled, 2)
     lambda_ = check_real("lambda_", lambda_, 0.0)
+    alpha = check_real("alpha", alpha, 0.0, open_low=True)  # > 0: no word gets probability 0
     repeats = check_int("repeats", repeats, 1)
-    runs = [em_run(n_labelled, lambda_, seed, data=data) for seed in range(repeats)]
+    runs = [em_run(n_labelled, lambda_, seed, data=data, alpha=alpha) for seed in range(repeats)]
     spam = float(np.mean((sms_split() if data is None else data)["y_test"] == 1))
     rows = []
     for key, name in (("supervised", "labelled messages only"), ("em", "EM")):
@@ -253,23 +255,26 @@ def em_panel(n_labelled, lambda_, *, repeats=5, data=None):
     ax.legend(fontsize=7, loc="lower right")
     alt = (
         f"EM's objective against the iteration for {repeats} random subsets of "
-        f"{n_labelled} labelled messages with lambda = {lambda_:.3g}: every line starts at "
+        f"{n_labelled} labelled messages with lambda = {lambda_:.3g} and alpha = "
+        f"{alpha:.3g}: every line starts at "
         "the labelled fit and rises, or stays level, at every step until EM stops."
     )
     return table + figure_html(fig, alt)
 
 
-#: The explorer's controls: how many messages keep their label, and the weight lambda of the
-#: unlabelled ones (log scale, 0.001 to 1).
+#: The explorer's controls: how many messages keep their label, the weight lambda of the
+#: unlabelled ones (log scale, 0.001 to 1), and the smoothing alpha (log scale, 0.01 to 1):
+#: lambda and alpha act together (chapter 12).
 CONTROLS = (
     Steps("n_labelled", "labelled messages", LABELLED_SIZES),
     Slider("lambda_", "weight lambda of unlabelled", -3.0, 0.0, 0.25, fmt=".3g", log=True),
+    Slider("alpha", "smoothing alpha", -2.0, 0.0, 0.5, fmt=".3g", log=True),
 )
 
 
-def em_explorer(n_labelled=8, lambda_=1.0):
-    """A slider for the number of labelled messages and one for lambda over :func:`em_panel`.
+def em_explorer(n_labelled=8, lambda_=1.0, alpha=1.0):
+    """Sliders for the number of labelled messages, lambda and alpha over :func:`em_panel`.
 
     Returns an ipywidgets.VBox.
     """
-    return explorer(CONTROLS, em_panel, n_labelled=n_labelled, lambda_=lambda_)
+    return explorer(CONTROLS, em_panel, n_labelled=n_labelled, lambda_=lambda_, alpha=alpha)
