@@ -251,6 +251,58 @@ def test_code_run_from_a_string_is_flagged():
     assert notes[(8, "90.1")] == ["90.1 is too long to compare"]
 
 
+def test_the_copying_note_sees_runners_across_answers_and_not_in_comments():
+    """The attacks: the published solution run through cProfile.runctx, or through a
+    function's __globals__, scored full marks with no note; a runner bound in one answer and
+    used in the others noted only the first. And honest answers were flagged: re.compile, a
+    comment with "compile", "eval" or "system", %load_ext, a line starting with !=."""
+    from types import SimpleNamespace as Namespace
+
+    from nbcore.classroom.results import SubmissionResult
+    from nbcore.classroom.similarity import flag_similar, runs_code_from_string
+
+    for attack in [
+        "import cProfile\ncProfile.runctx(code, {}, ns)",
+        "f = lambda: 0\nrun = f.__globals__['__builtins__']",
+        "run = getattr(mod, 'ex' + 'ec')",
+        "import timeit\ntimeit.timeit(code, number=1)",
+    ]:
+        assert runs_code_from_string([attack]), attack
+    for honest in [
+        "import re\nwords = re.compile(r'\\w+').findall(text)",
+        "# compile the counts, eval them by hand; the system of equations\nn = 3",
+        "%load_ext autoreload\nn = 3",
+        "x = (1\n!= 2)",
+    ]:
+        assert not runs_code_from_string([honest]), honest
+    chapter = Namespace(
+        nb=Namespace(cells=[Namespace(source="a = 1"), Namespace(source="b = 2")]),
+        exercises=[
+            Namespace(id="90.1", solution_cells=[0]),
+            Namespace(id="90.2", solution_cells=[1]),
+        ],
+    )
+    plan = Namespace(
+        number=0,
+        answers={"90.1": ["run = exec"], "90.2": ["run(blob)"]},
+        result=SubmissionResult(Path("x.ipynb"), "90", student="x"),
+    )
+    notes = flag_similar(chapter, [plan])
+    assert notes[(0, "90.1")] == ["90.1 runs code from a string"]
+    assert notes[(0, "90.2")] == ["90.2 may use code run from a string in 90.1"]
+
+
+def test_a_students_page_names_no_classmate():
+    """The attack: a student's own feedback page showed "similar to s2's 90.4", so typical
+    answers sent on purpose revealed who answered what, and account ids of classmates."""
+    from nbcore.classroom.feedback import for_the_student
+
+    assert for_the_student("similar to s2's 90.4") == "similar to another student's 90.4"
+    note = "the copy made for s1 was handed in from the account of s2: counted for neither"
+    assert "s2" not in for_the_student(note)
+    assert "1002" not in for_the_student("copies came from more than one account (1001, 1002)")
+
+
 # Forks busy loops that leave the session (os.setsid), as one answer did to starve the others;
 # the parent waits for them and prints the CPU time they were charged.
 BUSY = """

@@ -243,3 +243,16 @@ def test_a_scratch_cell_ipython_cannot_read_fails_nothing_else():
     chapter = _chapter("from nbcore import exercises", "total = 6", "shown = 12")
     steps = student_steps(chapter, {"1.1": ["answer = total", scratch]}, None)
     assert [s.source for s in steps if s.kind == "student"] == ["answer = total", scratch]
+
+
+def test_answers_that_read_through_main_profilers_or_annotations_keep_their_cells():
+    """The attack (on one's own run): honest answers that read a book name through
+    ``__main__``, ``cProfile.run`` or after a bare annotation (``shown: int``) lost the book
+    cell that binds it, and failed."""
+    chapter = _chapter("from nbcore import exercises", "total = 6", "shown = 12")
+    for answer in [
+        "import __main__\nanswer = __main__.shown / 2",
+        "import cProfile\ncProfile.run('answer = shown / 2')",
+        "shown: int\nanswer = shown / 2",
+    ]:
+        assert 2 not in left_out_cells(chapter, [answer]), answer

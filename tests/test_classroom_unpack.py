@@ -251,3 +251,69 @@ def test_one_students_flood_of_notebooks_uses_the_limits_last(tmp_path, monkeypa
     assert all(name.startswith("mallory_900_") for name, _ in refused) and len(refused) == 7
     assert all("zip bomb" in reason for _, reason in refused)
     assert sum(p.stat().st_size for p in written) <= 3_000_000
+
+
+def test_the_uploader_is_read_from_the_lms_layout_not_from_names_a_student_chose():
+    """The attacks: inside their own Moodle folder, a student put a classmate's copy in a
+    sub folder named like the classmate's Moodle folder, or in a plain sub folder, or under a
+    Canvas-shaped name; each was taken for the classmate's (or nobody's) upload, so the copy
+    could replace the classmate's grade. Only the top folder of the ZIP's layout counts."""
+    root = Path("work") / unpack.UNPACKED / "0"
+    bob = "Bob Baker_1002_assignsubmission_file_"
+    for inside in [
+        ("Ann Ames_1001_assignsubmission_file_", "90_spam.ipynb"),
+        ("plain", "90_spam.ipynb"),
+        ("ames_1001_5001_90_spam.ipynb",),
+    ]:
+        assert unpack.uploader(root / bob / Path(*inside)) == ("moodle", "1002"), inside
+    assert unpack.uploader(root / "ames_1001_5001_90_spam.ipynb") == ("canvas", "1001")
+    assert unpack.uploader(root / "plain" / "ames_1001_5001_90_spam.ipynb") is None
+    # Canvas names keep underscores of the name part (and "anon" under anonymous grading)
+    assert unpack.uploader(root / "smith_john_101_5001_x_1.ipynb") == ("canvas", "101")
+    assert canvas_name("anon_LATE_102_5002_90_spam.ipynb") == (5002, True, "90_spam.ipynb")
+
+
+def test_a_flood_inside_ones_own_folder_or_a_rezipped_download_is_one_uploader(
+    tmp_path, monkeypatch
+):
+    """The attacks: 5,000 tiny notebooks named like Canvas downloads inside one student's
+    Moodle folder counted as 5,000 uploaders; and an instructor's ZIP of the download folder
+    made the whole class one uploader. Either way the flood took every turn."""
+    monkeypatch.setattr(unpack, "MAX_MEMBERS", 20)
+    for top in ("", "Assignment 3 download/"):
+        flood = [
+            (f"{top}Mallory M_900_assignsubmission_file_/x_{n}_{n}_90_spam.ipynb", NB)
+            for n in range(40)
+        ]
+        honest = [
+            (f"{top}Student {n}_{100 + n}_assignsubmission_file_/90_spam.ipynb", NB)
+            for n in range(10)
+        ]
+        archive = _zip(tmp_path / f"flood{len(top)}.zip", flood + honest)
+        written, refused = unpack_zip(archive, tmp_path / f"out{len(top)}")
+        assert len(written) == 20 and len(refused) == 30
+        assert all(name.startswith(f"{top}Mallory") for name, _ in refused)
+        kept = {p.parent.name for p in written}
+        assert {f"Student {n}_{100 + n}_assignsubmission_file_" for n in range(10)} <= kept
+
+
+def test_a_broken_member_or_name_fails_itself_not_the_run(tmp_path):
+    """The attacks: a member whose deflate stream is corrupt raised zlib.error, and a ZIP
+    whose UTF-8-flagged name is not UTF-8 raised UnicodeDecodeError: the whole run stopped
+    and nobody was graded."""
+    archive = _zip(tmp_path / "corrupt.zip", [("bad.ipynb", NB * 50), ("ok.ipynb", NB)])
+    data = bytearray(archive.read_bytes())
+    start = data.find(b"PK\x03\x04") + 30 + len("bad.ipynb")
+    data[start : start + 40] = bytes(range(40))  # scramble the compressed bytes
+    archive.write_bytes(bytes(data))
+    written, refused = unpack_zip(archive, tmp_path / "out")
+    assert [p.name for p in written] == ["ok.ipynb"]
+    assert refused[0][0] == "bad.ipynb" and "cannot be read" in refused[0][1]
+    named = _zip(tmp_path / "name.zip", [(zipfile.ZipInfo("nameXX.ipynb"), NB)])
+    data = bytearray(named.read_bytes())
+    for at in (i for i in range(len(data)) if data.startswith(b"PK\x01\x02", i)):
+        data[at + 9] |= 0x08  # the general-purpose flag's UTF-8 bit (0x800), high byte
+    data = bytes(data).replace(b"nameXX", b"name\xff\xfe")
+    named.write_bytes(data)
+    written, refused = unpack_zip(named, tmp_path / "out2")
+    assert written == [] and "not a readable ZIP" in refused[0][1]

@@ -10,6 +10,7 @@ are hostile input: every text is escaped, and a file's name is made of safe char
 (:func:`~nbcore.classroom.display.safe_name`).
 """
 
+import re
 from pathlib import Path
 
 from nbcore.classroom.display import escape, safe_name
@@ -108,8 +109,12 @@ def feedback_page(result, *, released=False, others=()):
             "<p>The expected values are shown here once the solutions of this chapter are "
             "released.</p>"
         )
-    notes = [escape(p) for p in result.problems]
-    notes += [f"Exercise {escape(r.exercise)}: {escape(r.note)}" for r in result.results if r.note]
+    notes = [escape(for_the_student(p)) for p in result.problems]
+    notes += [
+        f"Exercise {escape(r.exercise)}: {escape(for_the_student(r.note))}"
+        for r in result.results
+        if r.note
+    ]
     if others:
         names = ", ".join(f"<code>{escape(o)}</code>" for o in others)
         notes.append(f"You handed in more than one file; this is the latest. Also: {names}")
@@ -117,6 +122,26 @@ def feedback_page(result, *, released=False, others=()):
         parts.append("<h2>Notes</h2>\n<ul>\n" + "\n".join(f"<li>{n}</li>" for n in notes))
         parts[-1] += "\n</ul>"
     return _page(title, "\n".join(parts))
+
+
+# the instructor's notes name classmates and their accounts; a student's page says only that
+# there is another one (typical answers sent on purpose would otherwise reveal who wrote what)
+_CLASSMATE = [
+    (re.compile(r"similar to \S+'s "), "similar to another student's "),
+    (re.compile(r"from the account of [^:;]+"), "from another student's account"),
+    (
+        re.compile(r"from an account that handed in other students' copies too \([^)]*\)"),
+        "from an account that handed in other students' copies too",
+    ),
+    (re.compile(r"more than one account \([^)]*\)"), "more than one account"),
+]
+
+
+def for_the_student(note):
+    """An instructor's note as the student may read it: without classmates' names or ids."""
+    for pattern, replacement in _CLASSMATE:
+        note = pattern.sub(replacement, note)
+    return note
 
 
 def write_feedback(results, folder, *, released=(), base=None, log=None):

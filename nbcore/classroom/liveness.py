@@ -58,7 +58,8 @@ _HIDDEN_STATE = re.compile(
 # looked up by their text
 _HIDDEN_READS = re.compile(
     r"get_ipython|\bglobals\b|\blocals\b|\bvars\b|\beval\b|\bexec\b|__import__|"
-    r"__dict__|__builtins__|\bimportlib\b|sys\.modules|user_ns|_getframe|f_globals|numexpr"
+    r"__dict__|__builtins__|\bimportlib\b|sys\.modules|user_ns|_getframe|f_globals|numexpr|"
+    r"__main__|__globals__|\bcProfile\b|\bprofile\b|runctx|\btimeit\b|\brunpy\b"
 )
 _SEEDS_GLOBAL = re.compile(r"random\.seed|random\.set_state")
 _BUILTINS = frozenset(dir(builtins))
@@ -74,6 +75,8 @@ def _stored(nodes):
     names, stack = set(), list(nodes)
     while stack:
         node = stack.pop()
+        if isinstance(node, ast.AnnAssign) and node.value is None:
+            continue  # "x: int" alone binds nothing
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             names.add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

@@ -30,7 +30,7 @@ MOODLE_COLUMNS = ("ID number", "Email address")
 # identifiers the LMS matches rows on, written as its export gave them (the student's name,
 # which a student can set, is still kept from being read as a formula)
 CANVAS_IDS = ("ID", "SIS User ID", "SIS Login ID", "Section")
-MOODLE_IDS = MOODLE_COLUMNS
+MOODLE_IDS = ("ID number",)  # a student can edit their email address: kept from formulas
 
 
 def roster_results(results, roster, chapter):

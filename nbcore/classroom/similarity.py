@@ -76,20 +76,44 @@ def tokens(sources):
 
 
 _RUNNERS = re.compile(
-    # Python's own ways (exec, eval, compile, imports by name, code objects, unpickling)
+    # Python's own ways (exec, eval, compile, imports by name, code objects, unpickling,
+    # profilers and timers that take code as text)
     r"\b(exec|eval|compile|__import__|builtins|__builtins__|importlib|marshal|runpy|pickle|"
-    r"cPickle|dill|cloudpickle|shelve|jsonpickle|FunctionType|CodeType|__code__|ctypes|"
+    r"cPickle|dill|cloudpickle|shelve|jsonpickle|FunctionType|CodeType|__code__|__globals__|"
+    r"ctypes|cProfile|profile|runctx|timeit|InteractiveInterpreter|InteractiveConsole|getattr|"
+    r"globals|"
     # IPython's (any use of the shell object: .ex, .ev, .run_cell, .run_code, magics)
     r"get_ipython|run_cell|run_cell_magic|run_line_magic|subprocess|system|popen|spawn\w*)\b"
-    # magics and shell escapes written as such: %run, %load, %%script, !python
-    r"|^\s*%+(run|load|load_ext|script|python\d?|bash|sh|writefile|file)\b|^\s*!",
+)
+# magics and shell escapes written as such: %run, %load, %%script, !python (not "!=")
+_MAGICS = re.compile(
+    r"^\s*%+(run|load|script|python\d?|bash|sh|writefile|file|timeit|prun)\b|^\s*!(?!=)",
     re.MULTILINE,
 )
 
 
+def _code_only(source):
+    """The source with its comments left out, so that a word in a comment ("compile the
+    list", "system") is not taken for a call (string literals stay: a runner's name can be
+    spelled in one); the source as it is when it cannot be read as Python."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError, RecursionError):
+        return source
+    kept, previous = [], []
+    for token in tokens:
+        if token.type == tokenize.COMMENT:
+            continue
+        if token.string == "compile" and previous[-2:] == ["re", "."]:
+            continue  # re.compile makes a pattern, not code
+        kept.append(token.string)
+        previous.append(token.string)
+    return " ".join(kept)
+
+
 def runs_code_from_string(sources):
     """Whether the cells name a way of running code built at run time (see the module)."""
-    return any(_RUNNERS.search(source) for source in sources)
+    return any(_MAGICS.search(source) or _RUNNERS.search(_code_only(source)) for source in sources)
 
 
 def _too_long(sources):
@@ -131,6 +155,16 @@ def flag_similar(chapter, plans, threshold=SIMILAR):
             for plan in plans
             if runs_code_from_string(plan.answers.get(exercise.id) or [])
         }
+        # a runner bound in one answer can be used in any other: name those too
+        elsewhere = {
+            plan.number: sorted(
+                other
+                for other, sources in plan.answers.items()
+                if other != exercise.id and runs_code_from_string(sources or [])
+            )
+            for plan in plans
+            if plan.number not in hidden
+        }
         found_in = {}
         for plan, runs in answers:
             found = found_in.setdefault(plan.number, [])
@@ -147,6 +181,9 @@ def flag_similar(chapter, plans, threshold=SIMILAR):
             found = found_in.get(plan.number, [])
             if plan.number in hidden:
                 found.append(f"{exercise.id} runs code from a string")
+            elif elsewhere.get(plan.number):
+                where = ", ".join(elsewhere[plan.number])
+                found.append(f"{exercise.id} may use code run from a string in {where}")
             if plan.number in long:
                 found.append(f"{exercise.id} is too long to compare")
             if found:

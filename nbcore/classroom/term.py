@@ -16,7 +16,6 @@ recorded for them, with the checks as they are now: it returns every score that 
 import datetime as dt
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from nbcore.classroom.lms import write_lms_files
 from nbcore.classroom.overrides import apply_overrides, read_overrides
 from nbcore.classroom.report import _write_csv, write_gradebooks
 from nbcore.classroom.results import GradingError, SubmissionResult
-from nbcore.classroom.unpack import canvas_user, order_key
+from nbcore.classroom.unpack import order_key, uploader
 
 __all__ = [
     "Term",
@@ -65,7 +64,8 @@ def _canvas_student(result, roster):
     one student but handed in from another student's account is given to neither: a student
     could otherwise replace a classmate's grade by uploading the classmate's copy later.
     """
-    user = canvas_user(result.path.name)
+    account = uploader(result.path)
+    user = account[1] if account and account[0] == "canvas" else None
     if user is None or not roster or result.refused:
         return
     owner = [s.id for s in roster.students if s.row.get("ID") == user]
@@ -82,23 +82,6 @@ def _canvas_student(result, roster):
         return
     if owner and result.student == result.path.stem:
         result.student = owner[0]
-
-
-# Moodle's download folder of one submission: "Full Name_<participant id>_assignsubmission_
-# <plugin>_"; the last such suffix counts (a display name may contain one too)
-_MOODLE_FOLDER = re.compile(r"_(\d+)_assignsubmission_[a-z]+_?$")
-
-
-def uploader(path):
-    """Who handed the file in, as the LMS's download names it: ("canvas", user id) from a
-    Canvas name, ("moodle", participant id) from the Moodle folder the file is in, else None.
-    Only the file's own name and its folder are read: the folders above are the instructor's."""
-    path = Path(path)
-    user = canvas_user(path.name)
-    if user is not None:
-        return ("canvas", user)
-    match = _MOODLE_FOLDER.search(path.parent.name)
-    return ("moodle", match[1]) if match else None
 
 
 def _shared_copies(results):

@@ -34,6 +34,7 @@ import re
 import stat
 import unicodedata
 import zipfile
+import zlib
 from pathlib import Path
 
 from nbcore.classroom.screen import MAX_NOTEBOOK_BYTES
@@ -43,6 +44,7 @@ __all__ = [
     "collect",
     "canvas_name",
     "canvas_user",
+    "uploader",
     "order_key",
     "read_times",
     "UNPACKED",
@@ -53,7 +55,15 @@ MAX_ENTRIES = 200_000  # entries of any kind: past this the ZIP is refused whole
 MAX_TOTAL_BYTES = 2 * 1024**3
 UNPACKED = "unpacked"
 CHUNK = 1 << 16
-CANVAS_NAME = re.compile(r"^[^_]+(?P<late>_LATE)?_(?P<user>\d+)_(?P<submission>\d+)_(?P<file>.+)$")
+# Canvas's download name: <name>[_LATE]_<user id>_<file id>_<the student's file name>; the
+# name part may hold underscores (anonymous grading writes "anon"), so the first "_<digits>_
+# <digits>_" after it ends it
+CANVAS_NAME = re.compile(
+    r"^(?P<name>.+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<submission>\d+)_(?P<file>.+)$"
+)
+# Moodle's download folder of one submission: "Full Name_<participant id>_assignsubmission_
+# <plugin>_"; the last such suffix counts (a display name may contain one too)
+MOODLE_FOLDER = re.compile(r"_(\d+)_assignsubmission_[a-z]+_?$")
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|]")
 
 
@@ -114,8 +124,8 @@ def unpack_zip(archive, folder):
     written, refused = [], []
     try:
         zf = zipfile.ZipFile(archive)
-    except (zipfile.BadZipFile, OSError) as error:
-        return [], [(str(archive), f"not a readable ZIP ({error})")]
+    except (zipfile.BadZipFile, OSError, UnicodeDecodeError, ValueError, EOFError) as error:
+        return [], [(str(archive), f"not a readable ZIP ({type(error).__name__}: {error})")]
     with zf:
         members = zf.infolist()
         if len(members) > MAX_ENTRIES:
@@ -133,6 +143,7 @@ def unpack_zip(archive, folder):
             if reason is None and "__MACOSX" in parts:
                 continue
             notebooks.append((info, name, parts, reason))
+        notebooks = _without_common_folder(notebooks)
         over = _over_the_limits([n for n in notebooks if n[3] is None])
         total = 0
         for info, name, parts, reason in notebooks:  # unpacked in the ZIP's order
@@ -152,13 +163,50 @@ def unpack_zip(archive, folder):
     return written, refused
 
 
+def _without_common_folder(notebooks):
+    """The members with the folder every one of them is in taken off their names: a ZIP the
+    instructor made of a download folder has the LMS's own layout one level down."""
+    while notebooks and all(len(parts) > 1 for _, _, parts, _ in notebooks):
+        tops = {parts[0] for _, _, parts, _ in notebooks}
+        if len(tops) > 1:
+            break
+        notebooks = [(info, name, parts[1:], reason) for info, name, parts, reason in notebooks]
+    return notebooks
+
+
 def _uploader(parts):
-    """Whose upload a member is, as far as its name says: the Canvas user id of a Canvas
-    download name, else the first folder (Moodle gives each student one), else the member."""
+    """Whose upload a member is, as far as the LMS's layout says: the top folder (Moodle gives
+    each submission one; what a student uploads is inside it, whatever its names), else the
+    Canvas user id of a Canvas download name, else the member itself."""
+    if len(parts) > 1:
+        return f"folder {parts[0]}"
     user = canvas_user(parts[-1])
-    if user is not None:
-        return f"canvas {user}"
-    return f"folder {parts[0]}" if len(parts) > 1 else f"file {parts[-1]}"
+    return f"canvas {user}" if user is not None else f"file {parts[-1]}"
+
+
+def uploader(path):
+    """Who handed a file in, as the LMS's download names it: ("moodle", participant id) from
+    the Moodle folder of the submission, ("canvas", user id) from a Canvas download name, else
+    None.
+
+    In a file unpacked from a ZIP only the LMS's own layout is read: the top folder (inside it,
+    folders and names are the student's and prove nothing), or the name of a file at the top.
+    Elsewhere, the file's own folder and name (the folders above are the instructor's).
+    """
+    path = Path(path)
+    parts = path.parts
+    if UNPACKED in parts:  # work/unpacked/<n>/<the ZIP's layout>
+        inside = parts[parts.index(UNPACKED) + 2 :]
+        if len(inside) > 1:
+            match = MOODLE_FOLDER.search(inside[0])
+            return ("moodle", match[1]) if match else None
+        user = canvas_user(path.name)
+        return ("canvas", user) if user is not None else None
+    match = MOODLE_FOLDER.search(path.parent.name)
+    if match:
+        return ("moodle", match[1])
+    user = canvas_user(path.name)
+    return ("canvas", user) if user is not None else None
 
 
 def _over_the_limits(candidates):
@@ -229,7 +277,7 @@ def _extract(zf, info, target, room):
                 if size > limit:
                     break
                 out.write(chunk)
-    except (zipfile.BadZipFile, OSError, RuntimeError, EOFError) as error:
+    except (zipfile.BadZipFile, OSError, RuntimeError, EOFError, zlib.error) as error:
         target.unlink(missing_ok=True)  # the file this call created
         return f"cannot be read ({type(error).__name__}: {error})", size
     if size > limit:
@@ -297,7 +345,8 @@ def read_times(path):
 
 def order_key(result, times, from_zip):
     """How ``result`` sorts among its student's submissions (latest last); sets ``submitted``."""
-    canvas = canvas_name(result.path.name)
+    account = uploader(result.path)
+    canvas = canvas_name(result.path.name) if account and account[0] == "canvas" else None
     number = str(result.chapter)[:2]
     when = times.get((result.student, number)) or times.get((result.student, ""))
     if when is None and result.path not in from_zip:
