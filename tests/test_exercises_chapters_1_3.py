@@ -28,6 +28,7 @@ BOOK = Path(__file__).resolve().parent.parent / "book"
 VARIANTS = [None, 1, 7, 2024, 987654321]
 
 
+@functools.cache
 def _cells(chapter, label):
     notebook = jupytext.read(BOOK / f"{chapter}.md")
     cells = {}
@@ -563,28 +564,41 @@ def _slips_3_1(n, ham, word, ham_word):
         "the word is absent": 1 - right,
         "default alpha=1": (spam_word + 1) / (spam + 2),
     }
-    distinct = {}
-    for fragment, wrong in slips.items():
-        if all(abs(wrong - other) > 1e-4 * abs(other) for other in [right, *distinct.values()]):
-            distinct[fragment] = wrong
-    return right, distinct
+    return right, slips
 
 
 def test_exercise_3_1_counts_recovered_from_totals_and_hints(variant):
-    fired, answers = set(), set()
-    for seed in [None, *range(40)]:
+    # every variant keeps the answer and all six slips apart, so each slip gets its own hint
+    # (among them seeds whose draws once made two slips coincide, or the smoothed estimate
+    # fall within 1e-4 of the answer and be told "do not round")
+    answers = set()
+    for seed in [None, *range(300)]:
         namespace, check = _prepare("03_mle", "3.1", seed, _base_namespace())
         args = [namespace[k] for k in ("winner_N", "ham_count", "with_word", "ham_with_word")]
         n, ham, word, ham_word = args
         assert 0 < ham_word < word and word - ham_word < n - ham  # the counts are consistent
-        right, distinct = _slips_3_1(*args)
-        _assert_hints(namespace, check, "theta_winner", "3.1", right, distinct)
-        fired.update(distinct)
+        right, slips = _slips_3_1(*args)
+        values = [right, *slips.values()]
+        for a, b in itertools.combinations(values, 2):
+            assert abs(a - b) > 1e-3 * max(abs(a), abs(b)), (seed, values)
+        _assert_hints(namespace, check, "theta_winner", "3.1", right, slips)
         answers.add(round(right, 9))
         if seed is None:
-            assert right == 24 / 100 and len(distinct) == 6
-    assert len(fired) == 6, fired
-    assert len(answers) >= 38, len(answers)
+            assert right == 24 / 100
+    assert len(answers) >= 280, len(answers)
+
+
+def test_exercise_3_1_smoothed_slip_is_not_told_to_round(variant):
+    # a variant with the answer near 1/2, where (N_cd + 1)/(N_c + 2) is close to N_cd / N_c
+    for seed in range(300):
+        namespace, check = _prepare("03_mle", "3.1", seed, _base_namespace())
+        args = [namespace[k] for k in ("winner_N", "ham_count", "with_word", "ham_with_word")]
+        right, slips = _slips_3_1(*args)
+        if abs(slips["default alpha=1"] - right) < 2e-3 * right:
+            line = _verdict(namespace, check, "theta_winner", slips["default alpha=1"])
+            assert "default alpha=1" in line and "round" not in line, line
+            return
+    pytest.fail("no variant with the smoothed estimate within 0.2 % of the answer")
 
 
 @pytest.mark.parametrize("seed", VARIANTS)
@@ -727,11 +741,21 @@ def _slips_3_4(s):
         "square root of the average variance": first(lambda n: math.sqrt((n - 1) / n)),
         "1/(N_c - 1) variance": first(lambda n: _chi_mean(n - 1) / math.sqrt(n - 1)),
     }
-    distinct = {}
-    for fragment, wrong in slips.items():
-        if wrong not in [right, *distinct.values()]:
-            distinct[fragment] = wrong
-    return right, distinct
+    if right > 344:
+        slips["math.lgamma"] = _gamma_search(s)
+    # slips that give the same number share one hint line, so every fragment must be in it
+    return right, {fragment: wrong for fragment, wrong in slips.items() if wrong != right}
+
+
+def _gamma_search(s):
+    """A student's search with scipy's gamma function, which overflows: where it stops."""
+    from scipy.special import gamma
+
+    n = 2
+    with np.errstate(all="ignore"):
+        while math.sqrt(2 / n) * gamma(n / 2) / gamma((n - 1) / 2) < 1 - s:
+            n += 1
+    return n
 
 
 @pytest.mark.parametrize("seed", VARIANTS)
@@ -764,6 +788,37 @@ def test_exercise_3_4_no_variant_sits_on_the_edge_and_answers_spread():
     assert len(answers) >= 400, len(answers)
 
 
+def test_exercise_3_4_overflowing_search_gets_the_lgamma_hint(variant):
+    # shortfalls below about 0.22 % need more than 343 records, where Gamma(N_c / 2) overflows
+    seen = 0
+    for seed in range(60):
+        namespace, check = _prepare("03_mle", "3.4", seed, _base_namespace())
+        s = namespace["shortfall_percent"] / 100
+        right, _ = _slips_3_4(s)
+        if right <= 344:
+            continue
+        assert _gamma_search(s) == 344
+        line = _verdict(namespace, check, "smallest_class", 344)
+        assert "not yet" in line and "math.lgamma" in line, line
+        seen += 1
+    assert seen >= 3, seen
+
+
+def test_exercise_3_4_variance_hint_points_the_right_way():
+    # the variance condition asks for more records than the answer, the square root of the
+    # average variance for fewer, for every shortfall the data cell can draw
+    ratios = {n: _mean_sd_ratio(n) for n in range(2, 1000)}
+    for thousandths in range(100, 10_001, 7):
+        s = thousandths / 1000 / 100
+        right = next(n for n in range(2, 1000) if ratios[n] >= 1 - s)
+        variance = next(n for n in itertools.count(2) if (n - 1) / n >= 1 - s)
+        root = next(n for n in itertools.count(2) if math.sqrt((n - 1) / n) >= 1 - s)
+        assert root < right < variance, (s, root, right, variance)
+    cells = _cells("03_mle", "3.4")
+    assert "fewer records are needed" in cells["check"]
+    assert "also loses to the square root" not in cells["check"]
+
+
 def test_exercise_3_4_answers_spread_over_a_class(variant):
     answers = set()
     for seed in range(100):
@@ -781,7 +836,7 @@ def test_exercise_3_4_every_hint_fires_for_some_student(variant):
         right, distinct = _slips_3_4(namespace["shortfall_percent"] / 100)
         _assert_hints(namespace, check, "smallest_class", "3.4", right, distinct)
         fired.update(distinct)
-    assert len(fired) == 5, fired
+    assert len(fired) == 6, fired  # the five slips and the overflowing search
 
 
 @pytest.mark.parametrize("seed", VARIANTS)
