@@ -375,11 +375,57 @@ def test_7_1_theta_grows_by_the_factor_exactly(text_chapter):
     assert len(factors) > 1, factors
 
 
+def _71_smallest_k(n, total, factor):
+    """The smallest whole k with (n + k) / (total + k) >= factor n / total, by counting up."""
+    k = 0
+    while Fraction(n + k, total + k) < factor * Fraction(n, total):
+        k += 1
+    return k
+
+
+def _71_unsmoothed(ch, word, factor):
+    """The answer with theta = N_cd / N_c,total (None if the factor is out of reach)."""
+    X, labels, column = ch.ns["X_counts"], ch.ns["labels"], ch.ns["column"]
+    n, total = int(X[labels == "spam", column[word]].sum()), int(X[labels == "spam"].sum())
+    return None if total <= factor * n else _71_smallest_k(n, total, factor)
+
+
 def _71_cases(ch):
-    """(word, factor) for every word of spam and every factor a variant can draw."""
+    """(word, factor) for every word of spam and every factor a variant can draw, where
+    leaving out the smoothing changes the answer (the only pairs the variants draw)."""
     X, labels, vocabulary = ch.ns["X_counts"], ch.ns["labels"], ch.ns["vocabulary"]
+    column = ch.ns["column"]
     in_spam = X[labels == "spam"].sum(axis=0) > 0
-    return [(w, f) for w in np.array(vocabulary)[in_spam] for f in (2, 3, 4)]
+    total = int(X[labels == "spam"].sum()) + len(vocabulary)
+    cases = []
+    for w in np.array(vocabulary)[in_spam]:
+        n = int(X[labels == "spam", column[w]].sum()) + 1
+        cases += [
+            (w, f) for f in (2, 3, 4) if _71_unsmoothed(ch, w, f) != _71_smallest_k(n, total, f)
+        ]
+    return cases
+
+
+def test_7_1_forgetting_the_smoothing_never_gives_the_right_answer(text_chapter):
+    """In the book and in every variant drawn, the unsmoothed answer differs from the right
+    one and gets a hint that names the smoothing."""
+    ch = text_chapter
+    drawn = set()
+    for seed in [None, *range(200)]:
+        ch.redraw(seed)
+        word, factor = ch.ns["word_71"], ch.ns["factor_71"]
+        drawn.add((word, factor))
+        raw = _71_unsmoothed(ch, word, factor)
+        assert raw != ch.answer("7.1"), (seed, word, factor)
+        line = ch.verdict("7.1", raw)
+        assert "not yet" in line and "leaves out the smoothing" in line, (seed, line)
+    ch.redraw(None)
+    assert len(drawn) > 100, len(drawn)
+    # the pairs where the slip would go unnoticed exist, and are the ones never drawn
+    assert len(_71_cases(ch)) < 3 * int(
+        (ch.ns["X_counts"][ch.ns["labels"] == "spam"].sum(0) > 0).sum()
+    )
+    assert drawn <= set(_71_cases(ch)) | {("free", 4)}
 
 
 def test_7_1_each_slip_as_a_student_makes_it_gets_its_hint(text_chapter):
@@ -409,6 +455,9 @@ def test_7_1_each_slip_as_a_student_makes_it_gets_its_hint(text_chapter):
                 (truncated, "rounded down" if together else "rounds the bound on k down"),
                 (bound, "not a whole number"),
             ]
+        raw = _71_unsmoothed(ch, word, factor)
+        if raw is not None:
+            slips.append((raw, "leaves out the smoothing"))
         for wrong, words in slips:
             line = ch.verdict("7.1", wrong, **names)
             assert "not yet" in line and words in line, (word, factor, wrong, line)
