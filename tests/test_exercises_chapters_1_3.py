@@ -109,6 +109,20 @@ def _slips_1_2(toy):
     apart (from the answer and from the slips before them), computed as a student would."""
     records, joints = _toy_joints(toy)
     right = joints.min(axis=1).sum()  # two classes: the smaller joint of each record
+    slips = _all_slips_1_2(toy)
+    distinct = {}
+    for fragment, wrong in slips.items():  # what the check (rtol=1e-6) can tell apart
+        if all(
+            abs(wrong - other) > 2e-6 * abs(other) + 1e-12 for other in [right, *distinct.values()]
+        ):
+            distinct[fragment] = wrong
+    return right, distinct
+
+
+def _all_slips_1_2(toy):
+    """{hint fragment: the slip's answer} for every slip, coinciding or not."""
+    records, joints = _toy_joints(toy)
+    right = joints.min(axis=1).sum()
     predicted = np.array(["a", "b"])[joints.argmax(axis=1)]
     index = {rec: r for r, rec in enumerate(records)}
     training = np.mean(
@@ -123,16 +137,15 @@ def _slips_1_2(toy):
     empirical = 1 - sum(max(v.values()) for v in counts.values()) / len(toy)
     smaller_posterior = joints.min(axis=1) / joints.sum(axis=1)
     # the library default alpha=1: (count + 1) / (N_c + 2) per binary feature, prior unsmoothed
-    smoothed = toy.copy()
     smoothed_joints = np.zeros((4, 2))
     for j, c in enumerate(["a", "b"]):
-        rows = smoothed[smoothed["y"] == c]
+        rows = toy[toy["y"] == c]
         prior = len(rows) / len(toy)
         t1 = (rows["x1"].sum() + 1) / (len(rows) + 2)
         t2 = (rows["x2"].sum() + 1) / (len(rows) + 2)
         for r, (v1, v2) in enumerate(records):
             smoothed_joints[r, j] = prior * (t1 if v1 else 1 - t1) * (t2 if v2 else 1 - t2)
-    slips = {
+    return {
         "the probability of being right": 1 - right,
         "adds up the smaller posterior": smaller_posterior.sum(),
         "averages the smaller posterior": smaller_posterior.mean(),
@@ -140,11 +153,6 @@ def _slips_1_2(toy):
         "gigantic die": empirical,
         "default smoothing alpha=1": 1 - smoothed_joints.max(axis=1).sum(),
     }
-    distinct = {}
-    for fragment, wrong in slips.items():
-        if all(abs(wrong - other) > 1e-3 for other in [right, *distinct.values()]):
-            distinct[fragment] = wrong
-    return right, distinct
 
 
 @pytest.mark.parametrize("seed", VARIANTS)
@@ -173,6 +181,28 @@ def test_exercise_1_2_every_hint_fires_for_some_student(variant):
     assert len(fired) == 6, fired
 
 
+def test_exercise_1_2_answer_is_never_the_minority_share(variant):
+    """Each class wins at least one record, so the answer is not N_b / N read off the table,
+    and the smoothing slip (alpha=1) gets its own hint in every variant."""
+    for seed in [None, *range(60)]:
+        namespace, check = _prepare("01_generative", "1.2", seed, _base_namespace())
+        toy = namespace["toy"]
+        records, joints = _toy_joints(toy)
+        assert len(set(joints.argmax(axis=1))) == 2, seed
+        right, distinct = _slips_1_2(toy)
+        minority = toy["y"].value_counts().min() / len(toy)
+        assert "correct" not in _verdict(namespace, check, "toy_bayes_error", minority), seed
+        smoothed = nbcore.CategoricalNB().fit(toy[["x1", "x2"]], toy["y"])
+        smoothed_joints = np.exp(smoothed.predict_joint_log_proba(namespace["toy_records"]))
+        line = _verdict(namespace, check, "toy_bayes_error", 1 - smoothed_joints.max(axis=1).sum())
+        assert "not yet" in line and "default smoothing alpha=1" in line, (seed, line)
+        # every slip's value gets a hint that names it, even where two slips coincide
+        for fragment, wrong in _all_slips_1_2(toy).items():
+            if abs(wrong - right) > 2e-6 * abs(right) + 1e-12:
+                line = _verdict(namespace, check, "toy_bayes_error", wrong)
+                assert "not yet" in line and fragment in line, (seed, fragment, line)
+
+
 def _slips_1_3(d, q, n):
     """The expected number of distinct records, summed over all 2^D records one by one, and
     the slips that give a number of their own (relative gap 1e-4)."""
@@ -192,10 +222,11 @@ def _slips_1_3(d, q, n):
         "approximation 1 - exp(-N p(x))": exact_poisson,
         "new record has a twin": weighted,
         "repeats count once": float(n),
+        "number of possible kinds, 2^D": 2.0**d,
     }
     distinct = {}
-    for fragment, wrong in slips.items():
-        if all(abs(wrong - other) > 1e-4 * abs(other) for other in [right, *distinct.values()]):
+    for fragment, wrong in slips.items():  # what the check (rtol=1e-6) can tell apart
+        if all(abs(wrong - other) > 2e-6 * abs(other) for other in [right, *distinct.values()]):
             distinct[fragment] = wrong
     return right, distinct
 
@@ -211,7 +242,7 @@ def test_exercise_1_3_distinct_records_and_its_hints(seed, variant):
     assert "not yet" in _verdict(namespace, check, "expected_kinds", right * (1 + 1e-4))
     if seed is None:
         assert (d, q, n) == (10, 0.2, 1000)
-        assert len(distinct) == 5
+        assert len(distinct) == 6
 
 
 def test_exercise_1_3_simulation_agrees_with_the_expectation():
@@ -231,8 +262,37 @@ def test_exercise_1_3_every_hint_fires_and_answers_spread(variant):
         _assert_hints(namespace, check, "expected_kinds", "1.3", right, distinct)
         fired.update(distinct)
         answers.add(round(right, 6))
-    assert len(fired) == 5, fired
+    assert len(fired) == 6, fired
     assert len(answers) == 40
+
+
+def test_exercise_1_3_the_chapters_approximation_gets_its_hint(variant):
+    """1 - exp(-N p(x)), the chapter's own approximation, is usually within 1e-4 of the
+    answer; wherever the check can tell it apart it gets its hint, not "do not round"."""
+    hinted = 0
+    for seed in range(60):
+        namespace, check = _prepare("01_generative", "1.3", seed, _base_namespace())
+        d, q, n = namespace["twin_D"], namespace["twin_q"], namespace["twin_N"]
+        right, distinct = _slips_1_3(d, q, n)
+        approx = sum(
+            math.comb(d, k) * -math.expm1(-n * q**k * (1 - q) ** (d - k)) for k in range(d + 1)
+        )
+        line = _verdict(namespace, check, "expected_kinds", approx)
+        if abs(approx - right) > 2e-6 * abs(right):
+            assert "approximation 1 - exp(-N p(x))" in line, (seed, line)
+            hinted += 1 if abs(approx - right) < 1e-4 * abs(right) else 0
+        assert "do not round" not in line, (seed, line)
+    assert hinted >= 10  # the band the former filter dropped
+
+
+def test_exercise_1_3_two_to_the_d_is_never_the_answer(variant):
+    for seed in [None, *range(200)]:
+        namespace, check = _prepare("01_generative", "1.3", seed, _base_namespace())
+        d, q, n = namespace["twin_D"], namespace["twin_q"], namespace["twin_N"]
+        right, _ = _slips_1_3(d, q, n)
+        assert 2**d - right > 0.5, (seed, d, q, n, right)  # a kind expected missing at least
+        line = _verdict(namespace, check, "expected_kinds", float(2**d))
+        assert "not yet" in line and "2^D" in line, (seed, line)
 
 
 def _slips_1_4(days, first):
@@ -285,8 +345,12 @@ def test_exercise_1_4_greedy_tree_and_its_hints(seed, variant):
     assert right >= first_gain >= 0  # a second level can never lower the log-likelihood
     _assert_hints(namespace, check, "tree_gain", "1.4", right, distinct)
     if seed is None:
-        assert first == "outlook" and len(days) == 14
-        assert right == pytest.approx(9.124591856417, rel=1e-10)
+        # split first on temperature the tree does not memorise the fourteen labels, so the
+        # answer is not minus the single-leaf log-likelihood the chapter prints
+        assert first == "temperature" and len(days) == 14
+        assert right == pytest.approx(4.965708773057, rel=1e-10)
+        root = sum(k * math.log(k / len(days)) for k in days["play"].value_counts())
+        assert abs(right + root) > 1
         assert len(distinct) == 6
 
 
