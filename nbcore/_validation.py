@@ -547,9 +547,12 @@ def check_numeric_column(estimator, column, series, kind):
             f"declare it kinds={{{column!r}: 'categorical'}} to leave them out"
             if kind == "bernoulli"
             # leaving the feature out is exact under the model (its density integrates to
-            # one), and the other columns' parameters do not depend on this one
+            # one); the other columns' means and variances do not depend on this one, but
+            # the variance floor var_smoothing * (largest variance) may
             else "to leave this feature out, fit and predict without its column (the same "
-            "model for the other columns); or drop the rows, or impute the values"
+            "model for the other columns with var_smoothing=0; otherwise the variance floor, "
+            "a fraction of the largest Gaussian variance, may move slightly); or drop the "
+            "rows, or impute the values"
         )
         raise ValueError(
             f"{where} has missing or infinite values (first at row "

@@ -66,8 +66,11 @@ class MixedNB(NaiveBayes):
     Chapter 6 fits it to the numeric weather data; the families are derived in chapter 3.
     Missing values are left out (marginalised) in categorical columns only; Gaussian and
     Bernoulli columns must be complete. To leave out such a feature for a prediction, fit and
-    predict without its column: the other columns' parameters do not depend on it, and the
-    result is the model's marginal (the left-out density integrates to one).
+    predict without its column: the other columns' means, variances and frequencies do not
+    depend on it, and the result is the model's marginal (the left-out density integrates to
+    one). This is exact with ``var_smoothing=0``; otherwise the variance floor
+    ``var_smoothing`` times the largest variance among the Gaussian columns may change
+    slightly when the dropped column is the widest.
 
     Examples
     --------

@@ -236,9 +236,11 @@ def test_the_student_copy_hints_each_mistake(chapter_records, tmp_path):
 
 
 def test_6_4_the_odds_factor_is_the_likelihood_ratio_whatever_the_outlook():
-    """For every pair a student may get, the answer computed by hand from the weather table
-    (counts of the second feature's value in each class) is correct, and does not depend on
-    the outlook; the odds after both features are refused with their hint."""
+    """For every pair and smoothing a student may get, the answer computed by hand from the
+    weather table (counts of the second feature's value in each class, smoothed by alpha with
+    alpha K_d added to each total) is correct and does not depend on the outlook; the odds
+    after both features, the unsmoothed ratio and the total grown by alpha once are refused
+    with their hints."""
     from fractions import Fraction
 
     from test_exercises_text_numerics import Chapter
@@ -248,22 +250,63 @@ def test_6_4_the_odds_factor_is_the_likelihood_ratio_whatever_the_outlook():
     yes, no = weather[weather["play"] == "yes"], weather[weather["play"] == "no"]
     seconds = [("windy", True), ("windy", False), ("humidity", "high"), ("humidity", "normal")]
     seconds += [("temperature", "hot"), ("temperature", "mild"), ("temperature", "cool")]
-    for outlook in ("sunny", "rainy"):
-        for feature, value in seconds:
-            known = {"outlook": outlook, feature: value}
-            ratio = Fraction(int((yes[feature] == value).sum()), len(yes)) / Fraction(
-                int((no[feature] == value).sum()), len(no)
-            )
-            assert ": correct (" in ch.verdict("6.4", float(ratio), known_64=known)
-            odds = (
-                Fraction(len(yes), len(no))
-                * Fraction(int((yes["outlook"] == outlook).sum()), len(yes))
-                / Fraction(int((no["outlook"] == outlook).sum()), len(no))
-                * ratio
-            )
-            line = ch.verdict("6.4", float(odds), known_64=known)
-            assert "odds once both are known" in line, (known, line)
+
+    def theta(days, feature, value, alpha, added):
+        return (int((days[feature] == value).sum()) + alpha) / (len(days) + added)
+
+    for alpha in (Fraction(0), Fraction(3, 2), Fraction(4)):
+        for outlook in ("sunny", "overcast", "rainy") if alpha else ("sunny", "rainy"):
+            for feature, value in seconds:
+                known = {"outlook": outlook, feature: value}
+                names = {"known_64": known, "alpha_64": float(alpha)}
+                k = weather[feature].nunique()
+                ratio = theta(yes, feature, value, alpha, alpha * k) / theta(
+                    no, feature, value, alpha, alpha * k
+                )
+                assert ": correct (" in ch.verdict("6.4", float(ratio), **names)
+                k_outlook = weather["outlook"].nunique()
+                odds = (
+                    Fraction(len(yes), len(no))
+                    * theta(yes, "outlook", outlook, alpha, alpha * k_outlook)
+                    / theta(no, "outlook", outlook, alpha, alpha * k_outlook)
+                    * ratio
+                )
+                line = ch.verdict("6.4", float(odds), **names)
+                assert "odds once both are known" in line, (known, line)
+                if alpha:
+                    plain = theta(yes, feature, value, 0, 0) / theta(no, feature, value, 0, 0)
+                    line = ch.verdict("6.4", float(plain), **names)
+                    assert "ratio of the unsmoothed tables" in line, (known, alpha, line)
+                    once = theta(yes, feature, value, alpha, alpha) / theta(
+                        no, feature, value, alpha, alpha
+                    )
+                    line = ch.verdict("6.4", float(once), **names)
+                    assert "only once" in line, (known, alpha, line)
     exercises.use_variant(None)
+
+
+def test_6_4_variants_grade_no_printed_ratio_and_every_hint_fires(weather_chapter):
+    """No student's answer is one of the likelihood ratios the chapter prints for the test
+    day, nor the book's answer; every hint fires; sixty students get many answers."""
+    from test_exercises_text_numerics import assert_every_hint_fires
+
+    ch = weather_chapter
+    printed = [float(v) for v in ch.ns["odds_factors"].values()]
+    answers = set()
+    try:
+        ch.redraw(None)
+        book = float(ch.answer("6.4"))
+        assert_every_hint_fires(ch, "6.4")
+        for seed in range(60):
+            ch.redraw(seed)
+            answer = float(ch.answer("6.4"))
+            assert all(abs(answer - v) > 1e-9 for v in [*printed, book]), (seed, answer)
+            assert_every_hint_fires(ch, "6.4")
+            assert len(ch.mistakes("6.4")) >= 6, seed
+            answers.add(round(answer, 6))
+    finally:
+        ch.redraw(None)
+    assert len(answers) > 20, len(answers)
 
 
 def test_4_1_and_4_2_answers_derived_by_hand_in_many_variants():
@@ -616,6 +659,12 @@ def test_6_6_posterior_found_by_integrating_the_model_and_every_hint_fires(weath
             assert ": correct (" in ch.verdict("6.6", p_yes), seed
             at_threshold = known.predict_proba(days.iloc[[0]])[0, yes]
             assert "density at the threshold" in ch.verdict("6.6", at_threshold), seed
+            # a student who stops the interval at 100 % (humidity cannot exceed it) is told
+            # that the model's Gaussian has no upper bound
+            bounded = np.linspace(forecast["humidity_above"], 100, 60001)
+            days = pd.DataFrame({"outlook": forecast["outlook"], "humidity": bounded})
+            mass = np.trapezoid(np.exp(known.predict_joint_log_proba(days)), bounded, axis=0)
+            assert "only up to a hundred" in ch.verdict("6.6", mass[yes] / mass.sum()), seed
             answers.add(round(p_yes, 6))
             assert_every_hint_fires(ch, "6.6")
             assert len(ch.mistakes("6.6")) >= 4, seed

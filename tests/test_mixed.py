@@ -241,6 +241,20 @@ def test_missing_gaussian_value_names_the_exact_remedy(weather):
     )
 
 
+def test_dropping_a_gaussian_column_moves_the_variance_floor(weather):
+    """The remedy in the message is exact only with var_smoothing=0: the default floor is a
+    fraction of the largest Gaussian variance (here the humidity's), so dropping that column
+    changes the temperature variances slightly; the message says so."""
+    X, y = weather
+    day = pd.DataFrame([["sunny", 66, np.nan, True]], columns=FEATURES)
+    with pytest.raises(ValueError, match=r"'humidity'.*var_smoothing=0"):
+        MixedNB(alpha=0).fit(X, y).predict_proba(day)
+    for smoothing, same in ((0.0, True), (1e-9, False)):
+        full = MixedNB(alpha=0, var_smoothing=smoothing).fit(X, y)
+        without = MixedNB(alpha=0, var_smoothing=smoothing).fit(X.drop(columns="humidity"), y)
+        assert np.array_equal(full.gaussian_.var_[:, 0], without.gaussian_.var_[:, 0]) == same
+
+
 def test_partial_fit_in_batches_equals_fit(weather):
     X, y = weather
     whole = MixedNB(var_smoothing=0.0).fit(X, y)
