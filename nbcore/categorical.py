@@ -1,5 +1,7 @@
 """Categorical naive Bayes: each feature takes one of a few values (labels, codes, booleans)."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -37,7 +39,8 @@ class CategoricalNB(DiscreteNB):
         Fixed class prior; overrides ``fit_prior``.
     min_categories : int or array-like of shape (n_features,), default=None
         Minimum number of categories of integer-coded features (codes 0..n-1); features of
-        other values keep the categories they show.
+        other values keep the categories they show or declare (with a warning when that is
+        fewer than ``min_categories``: declare labels with a pandas categorical instead).
     handle_unknown : {"error", "ignore"}, default="error"
         A category at predict time that was never seen in training: "error" raises a
         ValueError naming the feature and the value; "ignore" leaves that feature out of the
@@ -143,6 +146,15 @@ class CategoricalNB(DiscreteNB):
             merged = np.arange(max(int(merged.max()) + 1, at_least))
         elif not declared:
             merged = _sorted(merged)
+        if at_least > len(merged):  # only codes can be extended: there are no names to add
+            warnings.warn(
+                f"min_categories={at_least} is ignored for {check._feature(self, d)}: its "
+                f"values are not integer codes, so it keeps the {len(merged)} categories it "
+                "shows or declares. Declare the categories of labels with a pandas "
+                "categorical column (pd.CategoricalDtype([...]) listing every value).",
+                UserWarning,
+                stacklevel=4,
+            )
         counts = np.zeros((len(self.classes_), len(merged)))
         counts[:, pd.Index(merged).get_indexer(old)] = self.category_count_[d]
         self.categories_[d], self.category_count_[d] = np.asarray(merged), counts

@@ -1,6 +1,8 @@
 """CategoricalNB takes categories as they come: strings, booleans, integer codes, floats,
 pandas categoricals, data frames, missing values and values never seen in training."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -64,10 +66,25 @@ def test_min_categories_extends_integer_codes(min_categories):
     np.testing.assert_allclose(ours.predict_proba([[3, 4]]), theirs.predict_proba([[3, 4]]))
 
 
-def test_min_categories_leaves_labels_alone():
-    model = CategoricalNB(min_categories=5).fit([["x", 1], ["y", 0]], ["a", "b"])
+def test_min_categories_leaves_labels_alone_and_says_so():
+    with pytest.warns(UserWarning, match=r"min_categories=5 is ignored for feature 0: .*2 cat"):
+        model = CategoricalNB(min_categories=5).fit([["x", 1], ["y", 0]], ["a", "b"])
     assert list(model.categories_[0]) == ["x", "y"]
     assert list(model.categories_[1]) == [0, 1, 2, 3, 4]
+
+
+def test_min_categories_warns_for_strings_and_booleans_not_for_enough_or_codes():
+    X = pd.DataFrame({"outlook": ["sunny", "rainy", "sunny"], "windy": [True, False, True]})
+    with pytest.warns(UserWarning, match="feature 'outlook' .*pandas categorical") as caught:
+        CategoricalNB(min_categories=[3, 2]).fit(X, ["a", "b", "a"])
+    assert len(caught) == 1  # windy declares its two values: enough
+    declared = X.astype({"outlook": pd.CategoricalDtype(["sunny", "rainy", "overcast"])})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = CategoricalNB(min_categories=3).fit(declared[["outlook"]], ["a", "b", "a"])
+        codes = CategoricalNB(min_categories=7).fit([[0], [2]], ["a", "b"])
+    assert model.n_categories_.tolist() == [3]
+    assert codes.n_categories_.tolist() == [7]
 
 
 def test_integer_valued_floats_are_codes():
