@@ -445,6 +445,16 @@ def test_the_threshold_weights_refuse_a_seed_instead_of_a_generator():
         beyond_naive.threshold_exercise_weights(7)
 
 
+def test_the_identity_in_the_solution_of_11_3():
+    """AODE's count is D times naive Bayes' plus 2 C sum_{i<j} (K_i - 1)(K_j - 1)."""
+    for seed in [None, *range(30)]:
+        ns = _data("11.3", seed)
+        K, C = ns["K_113"], ns["C_113"]
+        naive = (C - 1) + sum(C * (k - 1) for k in K)
+        pairs = sum((a - 1) * (b - 1) for a, b in itertools.combinations(K, 2))
+        assert _answers("11.3", seed)[1] == 5 * naive + 2 * C * pairs, seed
+
+
 def test_the_book_answers():
     # 11.1: class one's known counts 12, 4, 9 factorise with N_111 = 4 * 9 / 12
     assert _answers("11.1", None)[1] == 3
