@@ -102,6 +102,30 @@ def _mutual_information(table):
     return _entropy(table.sum(axis=1)) + _entropy(table.sum(axis=0)) - _entropy(table)
 
 
+def _weight(counts):
+    """I(X1; X2 | Y) from entropies: sum over the classes of N_c / N times the within-class
+    mutual information."""
+    return sum(c.sum() / counts.sum() * _mutual_information(c) for c in counts)
+
+
+def _nearest_minimum(f, start, step=1e-3):
+    """The first local minimum of f to the right of start, by walking downhill and then
+    narrowing the bracket (golden sections), another route than scipy's Brent."""
+    a, b = start, start + step
+    while f(b + step) < f(b):
+        step *= 1.5
+        a, b = b, b + step
+    lo, hi = a, b + step
+    ratio = (np.sqrt(5) - 1) / 2
+    while hi - lo > 1e-10 * max(1.0, hi):
+        left, right = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+        if f(left) < f(right):
+            hi = right
+        else:
+            lo = left
+    return (lo + hi) / 2
+
+
 def _ex111(ns):
     counts = ns["counts_111"].astype(float)
     zero = counts[0]
@@ -119,6 +143,13 @@ def _ex111(ns):
     assert information.min() < 1e-12
     odds_zero = zero[0, 0] * zero[1, 1] / (zero[0, 1] * zero[1, 0])
     pooled = counts[0] + counts[1]
+
+    def weight_at(n):
+        table = counts.copy()
+        table[1, 1, 1] = n
+        return _weight(table)
+
+    minimiser = _nearest_minimum(weight_at, right)
     return (
         "n_111",
         right,
@@ -129,6 +160,7 @@ def _ex111(ns):
             ("classes pooled", (pooled[0, 1]) * (pooled[1, 0]) / pooled[0, 0] - zero[1, 1]),
             ("odds ratio of one", odds_zero * b * c / a),
             ("drops only its own term", 0.0),
+            ("minimises the whole weight", minimiser),
         ],
     )
 
@@ -318,15 +350,19 @@ def _answers(exercise, seed):
         exercises.use_variant(None)
 
 
-def _distinct(right, mistakes):
-    """The mistakes the check cell keeps: those that give a number of their own."""
+def _distinct(right, mistakes, rtol=1e-6):
+    """The numbers the check cell gives a hint for, each with the fragments of every mistake
+    that gives it (mistakes that give the same number share one hint); none is the answer."""
     kept = []
     for fragment, value in mistakes:
-        if not np.isfinite(value):
+        if not np.isfinite(value) or abs(value - right) <= rtol * max(1.0, abs(right)):
             continue
-        others = [right, *(v for _, v in kept)]
-        if all(abs(value - other) > 1e-6 * max(1.0, abs(other)) for other in others):
-            kept.append((fragment, value))
+        for fragments, other in kept:
+            if abs(value - other) <= rtol * max(1.0, abs(other)):
+                fragments.append(fragment)
+                break
+        else:
+            kept.append(([fragment], value))
     return kept
 
 
@@ -344,10 +380,11 @@ def test_every_mistake_gets_its_hint_in_the_book_and_the_variants(exercise):
     fired = set()
     for seed in SEEDS:
         name, right, mistakes = _answers(exercise, seed)
-        for fragment, value in _distinct(right, mistakes):
+        for fragments, value in _distinct(right, mistakes):
             verdict = _run(exercise, seed, (name, value))
-            assert "not yet" in verdict and fragment in verdict, (seed, fragment, verdict)
-            fired.add(fragment)
+            for fragment in fragments:
+                assert "not yet" in verdict and fragment in verdict, (seed, fragment, verdict)
+                fired.add(fragment)
     # every hint is met by some student
     assert fired == {fragment for fragment, _ in _answers(exercise, None)[2]}, fired
 
@@ -358,11 +395,72 @@ def test_variants_differ_from_the_book_and_between_students(exercise):
     assert len(answers) > 10, answers
 
 
+@pytest.mark.parametrize("exercise", ["11.1", "11.2"])
+def test_no_usual_mistake_gives_the_answer(exercise):
+    """In 11.1 and 11.2 every slip is wrong in every variant (none is dropped as "right"),
+    except that minimising the whole weight in 11.1 can land within the check's tolerance
+    of the answer when class one's records outnumber class zero's by far (then it is right)."""
+    near = 0
+    for seed in [None, *range(100)]:
+        _, right, mistakes = _answers(exercise, seed)
+        for fragment, value in mistakes:
+            if abs(value - right) <= 1e-6 * max(1.0, abs(right)):
+                assert fragment == "minimises the whole weight", (seed, fragment)
+                near += 1
+    assert near <= 2
+
+
+def test_the_book_and_variants_of_11_1_have_a_dependence_in_class_zero():
+    """Class zero's odds ratio is not one, so the weight stays above zero, and a slightly
+    larger count than the answer makes the weight smaller (class zero's share shrinks)."""
+    for seed in [None, *range(100)]:
+        counts = _data("11.1", seed)["counts_111"].astype(float)
+        zero = counts[0]
+        assert zero[0, 0] * zero[1, 1] != zero[0, 1] * zero[1, 0], seed
+        right = _answers("11.1", seed)[1]
+        table = counts.copy()
+        table[1, 1, 1] = right
+        assert _mutual_information(table[1]) < 1e-12 and _weight(table) > 0
+        larger = table.copy()
+        larger[1, 1, 1] = right + 1e-6 * max(1.0, right)  # the nearest minimum can be close
+        assert _weight(larger) < _weight(table), seed
+
+
+def test_the_threshold_of_11_2_lies_between_the_pair_and_off_the_tree_s_lightest_edge():
+    """The deciding edge touches neither feature of the pair, and the four slips give at
+    least three different wrong numbers, in the book and every variant."""
+    for seed in [None, *range(100)]:
+        ns = _data("11.2", seed)
+        w, pair = ns["weights_112"], tuple(ns["pair_112"])
+        right, mistakes = _answers("11.2", seed)[1:]
+        deciding = [
+            (i, j) for i, j in itertools.combinations(range(5), 2) if abs(w[i, j] - right) < 1e-12
+        ]
+        assert len(deciding) == 1 and not set(deciding[0]) & set(pair), (seed, deciding)
+        assert len(_distinct(right, mistakes)) >= 3, seed
+
+
+def test_the_threshold_weights_refuse_a_seed_instead_of_a_generator():
+    with pytest.raises(TypeError, match="rng must be a numpy.random.Generator"):
+        beyond_naive.threshold_exercise_weights(7)
+
+
+def test_the_identity_in_the_solution_of_11_3():
+    """AODE's count is D times naive Bayes' plus 2 C sum_{i<j} (K_i - 1)(K_j - 1)."""
+    for seed in [None, *range(30)]:
+        ns = _data("11.3", seed)
+        K, C = ns["K_113"], ns["C_113"]
+        naive = (C - 1) + sum(C * (k - 1) for k in K)
+        pairs = sum((a - 1) * (b - 1) for a, b in itertools.combinations(K, 2))
+        assert _answers("11.3", seed)[1] == 5 * naive + 2 * C * pairs, seed
+
+
 def test_the_book_answers():
     # 11.1: class one's known counts 12, 4, 9 factorise with N_111 = 4 * 9 / 12
     assert _answers("11.1", None)[1] == 3
-    # 11.2: without x1-x5, Prim takes x1-x4 (0.08), x4-x2 (0.07), x4-x3 (0.05), x3-x5 (0.06);
-    # the path x1-x4-x3-x5 has 0.08, 0.05, 0.06, so the edge must weigh more than 0.05
+    # 11.2: without x1-x5, the tree is x1-x4 (0.08), x3-x5 (0.06), x4-x3 (0.05), x4-x2 (0.04);
+    # the path x1-x4-x3-x5 has 0.08, 0.05, 0.06, so the edge must weigh more than 0.05, the
+    # weight of an edge touching neither x1 nor x5 (the tree's lightest, 0.04, is off the path)
     assert _answers("11.2", None)[1] == pytest.approx(0.05)
     # 11.3: per super-parent i, 3 K_i - 1 + 3 K_i sum_{d != i} (K_d - 1), with K = 3, 2, 4, 3, 2
     # and sum_d (K_d - 1) = 9: 8 + 9 * 7, 5 + 6 * 8, 11 + 12 * 6, 8 + 9 * 7, 5 + 6 * 8

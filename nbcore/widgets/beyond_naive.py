@@ -21,10 +21,12 @@ every strength.
 conditional mutual information, :func:`model_scores` scores naive Bayes, TAN and AODE against
 the exact posterior on a fixed test set, :func:`learning_curve` repeats that over training
 sizes, :func:`draw_tree` draws a tree, :func:`tree_panel` is one setting of the explorer and
-:func:`tree_explorer` puts the controls on it.
+:func:`tree_explorer` puts the controls on it. :func:`threshold_exercise_weights` draws the
+edge weights of one of the chapter's exercises.
 """
 
 import html
+import itertools
 import math
 from functools import cache
 
@@ -35,7 +37,7 @@ from nbcore._validation import check_int, check_probability, check_real
 from nbcore.aode import AveragedOneDependenceNB
 from nbcore.categorical import CategoricalNB
 from nbcore.plotting import FLAG_TEXT, class_style, figure_html, new_figure
-from nbcore.tan import TreeAugmentedNB
+from nbcore.tan import TreeAugmentedNB, maximum_spanning_tree
 from nbcore.widgets._explorer import Slider, Steps, explorer
 
 __all__ = [
@@ -53,6 +55,7 @@ __all__ = [
     "draw_tree",
     "tree_panel",
     "tree_explorer",
+    "threshold_exercise_weights",
 ]
 
 FEATURES = ("x1", "x2", "x3", "x4", "x5")
@@ -385,3 +388,69 @@ def tree_explorer(n_train=100, alpha=1.0, strength=0.6):
     """Controls for the training size, alpha and the dependence strength over
     :func:`tree_panel`. Returns an ipywidgets.VBox."""
     return explorer(CONTROLS, tree_panel, n_train=n_train, alpha=alpha, strength=strength)
+
+
+def _tree_path(parent, start, end):
+    """The edges (child, parent) on the path of the tree ``parent`` from start to end."""
+
+    def to_root(node):
+        walk = [node]
+        while parent[walk[-1]] >= 0:
+            walk.append(int(parent[walk[-1]]))
+        return walk
+
+    up_start, up_end = to_root(start), to_root(end)
+    while len(up_start) > 1 and len(up_end) > 1 and up_start[-2] == up_end[-2]:
+        up_start.pop()  # drop the common part above the meeting point
+        up_end.pop()
+    nodes = up_start + up_end[::-1][1:]
+    return [(a, b) for a, b in zip(nodes, nodes[1:], strict=False)]
+
+
+def threshold_exercise_weights(rng=None):
+    """Edge weights for the exercise "when does an unmeasured edge enter TAN's tree?".
+
+    Returns a symmetric 5 x 5 matrix of ten distinct weights in nats, with one pair's weight
+    unknown (NaN), and that pair. ``rng`` None gives the book's numbers; otherwise the weights
+    are drawn with the NumPy Generator ``rng`` again and again until no shortcut gives the
+    answer, which is the lightest edge on the tree's path between the pair (the tree of the
+    known weights): the path has three edges, its lightest is the middle one, touching
+    neither feature of the pair, and the tree's lightest edge is off the path. (These
+    conditions are the exercise's solution, so they live here, not in the notebook.)
+    """
+    if rng is None:
+        upper = {
+            (0, 1): 0.02,
+            (0, 2): 0.03,
+            (0, 3): 0.08,
+            (0, 4): 0.01,
+            (1, 2): 0.015,
+            (1, 3): 0.04,
+            (1, 4): 0.025,
+            (2, 3): 0.05,
+            (2, 4): 0.06,
+            (3, 4): 0.035,
+        }
+        pairs = [(0, 4)]
+    elif not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator or None, got {type(rng).__name__}")
+    while True:
+        if rng is not None:
+            values = rng.permutation(np.arange(1, 100))[:10] / 1000  # ten distinct weights
+            upper = dict(zip(itertools.combinations(range(5), 2), values, strict=True))
+            pairs = [tuple(int(f) for f in np.sort(rng.choice(5, size=2, replace=False)))]
+        pair = pairs[0]
+        known = np.zeros((5, 5))
+        for (i, j), w in upper.items():
+            known[i, j] = known[j, i] = w
+        known[pair] = known[pair[::-1]] = 0.0  # the unknown edge never enters the tree
+        parent = maximum_spanning_tree(known)
+        path = [known[e] for e in _tree_path(parent, *pair)]
+        lightest_in_tree = min(known[d, p] for d, p in enumerate(parent) if p >= 0)
+        if len(path) == 3 and min(path) == path[1] and lightest_in_tree not in path:
+            break
+        if rng is None:
+            raise AssertionError("the book's weights do not meet the exercise's conditions")
+    weights = known.copy()
+    weights[pair] = weights[pair[::-1]] = np.nan
+    return weights, pair
