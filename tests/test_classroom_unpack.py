@@ -267,7 +267,8 @@ def test_the_uploader_is_read_from_the_lms_layout_not_from_names_a_student_chose
     ]:
         assert unpack.uploader(root / bob / Path(*inside)) == ("moodle", "1002"), inside
     assert unpack.uploader(root / "ames_1001_5001_90_spam.ipynb") == ("canvas", "1001")
-    assert unpack.uploader(root / "plain" / "ames_1001_5001_90_spam.ipynb") is None
+    # an instructor's folder of Canvas downloads: the Canvas names count
+    assert unpack.uploader(root / "90" / "ames_1001_5001_90_spam.ipynb") == ("canvas", "1001")
     # Canvas names keep underscores of the name part (and "anon" under anonymous grading)
     assert unpack.uploader(root / "smith_john_101_5001_x_1.ipynb") == ("canvas", "101")
     assert canvas_name("anon_LATE_102_5002_90_spam.ipynb") == (5002, True, "90_spam.ipynb")
@@ -317,3 +318,17 @@ def test_a_broken_member_or_name_fails_itself_not_the_run(tmp_path):
     named.write_bytes(data)
     written, refused = unpack_zip(named, tmp_path / "out2")
     assert written == [] and "not a readable ZIP" in refused[0][1]
+
+
+def test_a_flood_of_canvas_shaped_names_in_a_flat_moodle_download_is_one_uploader(
+    tmp_path, monkeypatch
+):
+    """Moodle's download without folders prefixes each file with the submission's
+    "<name>_<id>_assignsubmission_file_": a student's Canvas-shaped file names after it must
+    not make a flood of uploaders."""
+    monkeypatch.setattr(unpack, "MAX_MEMBERS", 20)
+    flood = [(f"Mallory M_900_assignsubmission_file_x_{n}_{n}_90.ipynb", NB) for n in range(40)]
+    honest = [(f"Student {n}_{100 + n}_assignsubmission_file_90.ipynb", NB) for n in range(10)]
+    written, refused = unpack_zip(_zip(tmp_path / "flat.zip", flood + honest), tmp_path / "out")
+    assert {name for name, _ in honest} <= {p.name for p in written}
+    assert len(refused) == 30 and all(name.startswith("Mallory") for name, _ in refused)

@@ -175,13 +175,26 @@ def _without_common_folder(notebooks):
 
 
 def _uploader(parts):
-    """Whose upload a member is, as far as the LMS's layout says: the top folder (Moodle gives
-    each submission one; what a student uploads is inside it, whatever its names), else the
-    Canvas user id of a Canvas download name, else the member itself."""
-    if len(parts) > 1:
-        return f"folder {parts[0]}"
+    """Whose upload a member is, for sharing the limits, as far as the LMS's layout says: the
+    Moodle submission folder it is in (the first, the LMS's own; what a student uploads is
+    inside it, whatever its names), else the Moodle prefix of a flat Moodle name, else the
+    Canvas user id of a Canvas download name, else its top folder, else the member itself."""
+    for folder in parts[:-1]:
+        match = MOODLE_FOLDER.search(folder)
+        if match:
+            return f"moodle {match[1]}"
+    flat = _MOODLE_FLAT.match(parts[-1])
+    if flat:
+        return f"moodle {flat[1]}"
     user = canvas_user(parts[-1])
-    return f"canvas {user}" if user is not None else f"file {parts[-1]}"
+    if user is not None:
+        return f"canvas {user}"
+    return f"folder {parts[0]}" if len(parts) > 1 else f"file {parts[-1]}"
+
+
+# Moodle's download without folders: "<Full Name>_<participant id>_assignsubmission_file_<the
+# student's file name>"; the first such part is the LMS's
+_MOODLE_FLAT = re.compile(r"^.*?_(\d+)_assignsubmission_[a-z]+_")
 
 
 def uploader(path):
@@ -189,17 +202,18 @@ def uploader(path):
     the Moodle folder of the submission, ("canvas", user id) from a Canvas download name, else
     None.
 
-    In a file unpacked from a ZIP only the LMS's own layout is read: the top folder (inside it,
-    folders and names are the student's and prove nothing), or the name of a file at the top.
-    Elsewhere, the file's own folder and name (the folders above are the instructor's).
+    In a file unpacked from a ZIP, the first Moodle submission folder on its path is the LMS's
+    (inside it, folders and names are the student's and prove nothing); a Canvas name counts
+    only outside any Moodle folder. Elsewhere, the file's own folder and name (the folders
+    above are the instructor's).
     """
     path = Path(path)
     parts = path.parts
     if UNPACKED in parts:  # work/unpacked/<n>/<the ZIP's layout>
-        inside = parts[parts.index(UNPACKED) + 2 :]
-        if len(inside) > 1:
-            match = MOODLE_FOLDER.search(inside[0])
-            return ("moodle", match[1]) if match else None
+        for folder in parts[parts.index(UNPACKED) + 2 : -1]:
+            match = MOODLE_FOLDER.search(folder)
+            if match:
+                return ("moodle", match[1])
         user = canvas_user(path.name)
         return ("canvas", user) if user is not None else None
     match = MOODLE_FOLDER.search(path.parent.name)
