@@ -5,6 +5,7 @@ each test reads its rows from the gradebook it wrote.
 """
 
 import csv
+import io
 import subprocess
 import sys
 
@@ -399,6 +400,33 @@ def test_csv_cells_are_never_formulas():
         3,
         -2,
     ]
+
+
+def test_no_piece_of_a_csv_cell_is_a_formula_in_any_separator(tmp_path):
+    """A spreadsheet set to split at ";" (or a tab, or "|") cuts a cell into pieces whatever its
+    quoting: none of the pieces may start with a formula character."""
+    from nbcore.classroom.report import _write_csv
+
+    hostile = [
+        "x;=HYPERLINK(1)",
+        'a,b; "-2+3+cmd|x',
+        "line\n=2",
+        "a|@x",
+        "t\t+1",
+        "=1;=2",
+    ]
+    path = _write_csv(
+        tmp_path / "book.csv", ["student", "total", "note"], [[h, 3, h] for h in hostile]
+    )
+    text = path.read_text(encoding="utf-8")
+    for separator in ",;\t|":
+        for row in csv.reader(io.StringIO(text), delimiter=separator):
+            for piece in row:
+                for line in piece.splitlines():
+                    assert not line.lstrip(' "').startswith(tuple("=+-@")), (separator, piece)
+    # read back with the comma, the text is the student's, behind apostrophes only
+    rows = list(csv.reader(io.StringIO(text)))[1:]
+    assert [r[0].replace("'", "") for r in rows] == [h.replace("'", "") for h in hostile]
 
 
 def test_make_grade_target():

@@ -56,13 +56,18 @@ def _name(result, base):
 
 
 _FORMULA = re.compile(r"^[=+\-@\t\r]")
+# A spreadsheet may split a cell again at a separator of its own locale or choosing (";" in
+# much of Europe, a tab, "|"), whatever the quoting: every piece that would then start with a
+# formula character (after spaces or quotes) gets the apostrophe too.
+_PIECE = re.compile(r"""(^|[,;\t\r\n|])([ "]*)(?=[=+\-@])""")
 
 
 def cell(value):
-    """A CSV cell that no spreadsheet reads as a formula: text starting with = + - @ is quoted."""
+    """A CSV cell that no spreadsheet reads as a formula: text starting with = + - @ is quoted
+    with an apostrophe, and so is every piece of it that starts after a separator."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return value
-    text = str(value)
+    text = _PIECE.sub(r"\1\2'", str(value))
     return "'" + text if _FORMULA.match(text) else text
 
 
