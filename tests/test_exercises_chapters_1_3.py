@@ -930,44 +930,101 @@ def test_variants_differ_between_students(variant):
     assert len(seen) == len(VARIANTS) - 1
 
 
-@pytest.mark.parametrize("seed", VARIANTS)
-def test_exercise_2_3_covariance_on_storm_days_and_its_hints(seed, variant):
-    rng = np.random.default_rng(5)  # days drawn here, in the chapter's storm model
+def _storm_days():
+    """The chapter's simulated days, drawn as the chapter draws them (seed 2)."""
+    rng = np.random.default_rng(2)
     n_days = 20_000
     storm = (rng.random(n_days) < 0.3).astype(int)
-    rain = (rng.random(n_days) < np.where(storm == 1, 0.9, 0.2)).astype(int)
-    lightning = (rng.random(n_days) < np.where(storm == 1, 0.7, 0.05)).astype(int)
-    start = {
-        **_base_namespace(),
-        "n_days": n_days,
-        "storm": storm,
-        "rain": rain,
-        "lightning": lightning,
-    }
-    namespace, check = _prepare("02_independence", "2.3", seed, start)
+    rain = (rng.random(n_days) < np.array([0.2, 0.9])[storm]).astype(int)
+    lightning = (rng.random(n_days) < np.array([0.05, 0.7])[storm]).astype(int)
+    return {"n_days": n_days, "storm": storm, "rain": rain, "lightning": lightning}
+
+
+def _counts_2_3(rain, lightning):
+    """n[a][b]: the days with rain = a and lightning = b, counted one by one."""
+    n = [[0, 0], [0, 0]]
+    for a, b in zip(rain.tolist(), lightning.tolist(), strict=True):
+        n[a][b] += 1
+    return n
+
+
+def _balancing_2_3(n):
+    """The n_11 that makes the covariance zero, found from probabilities, not the identity:
+    the covariance p(1, 1) - p(rain = 1) p(lightning = 1) is a ratio of quadratics in n_11
+    whose numerator N n_11 - (n_10 + n_11)(n_01 + n_11) has its n_11^2 terms cancel, so it is
+    linear in n_11, and two evaluations fix its root."""
+
+    def numerator(m):
+        total = n[0][0] + n[0][1] + n[1][0] + m
+        return total * m - (n[1][0] + m) * (n[0][1] + m)
+
+    f0, f1 = Fraction(numerator(Fraction(0))), Fraction(numerator(Fraction(1)))
+    return -f0 / (f1 - f0)
+
+
+def _slips_2_3(namespace, days):
     block = namespace["cov_days"]
-    assert block.stop - block.start == 5000 and 0 <= block.start and block.stop <= n_days
-    s, r, lt = storm[block], rain[block], lightning[block]
-    r1, l1 = r[s == 1], lt[s == 1]
-    right = np.mean(r1 * l1) - r1.mean() * l1.mean()
-    r0, l0 = r[s == 0], lt[s == 0]
-    _assert_hints(
-        namespace,
-        check,
-        "cov_given_storm",
-        "2.3",
-        right,
-        {
-            "over all days of the block": np.mean(r * lt) - r.mean() * lt.mean(),
-            "days without a storm": np.mean(r0 * l0) - r0.mean() * l0.mean(),
-            "all the simulated days": (
-                np.mean(rain[storm == 1] * lightning[storm == 1])
-                - rain[storm == 1].mean() * lightning[storm == 1].mean()
-            ),
-            "divides by N_c - 1": right * len(r1) / (len(r1) - 1),
-            "mean of rain * lightning": np.mean(r1 * l1),
-        },
-    )
+    s, r, lt = (days[k][block] for k in ("storm", "rain", "lightning"))
+    n = _counts_2_3(r[s == 1], lt[s == 1])
+    right = _balancing_2_3(n)
+    n_storm = sum(map(sum, n))
+    slips = {
+        "every day of the block": _balancing_2_3(_counts_2_3(r, lt)),
+        "days without a storm": _balancing_2_3(_counts_2_3(r[s == 0], lt[s == 0])),
+        "all the simulated days": _balancing_2_3(
+            _counts_2_3(days["rain"][days["storm"] == 1], days["lightning"][days["storm"] == 1])
+        ),
+        "the margins predict": Fraction((n[1][0] + n[1][1]) * (n[0][1] + n[1][1]), n_storm),
+        "the observed n_11": Fraction(n[1][1]),
+        "the odds ratio": Fraction(n[1][1] * n[0][0], n[1][0] * n[0][1]),
+    }
+    distinct = {}
+    for fragment, wrong in slips.items():
+        if all(abs(wrong - other) > abs(other) / 10**4 for other in [right, *distinct.values()]):
+            distinct[fragment] = float(wrong)
+    return right, distinct, n
+
+
+@pytest.mark.parametrize("seed", VARIANTS)
+def test_exercise_2_3_count_that_balances_the_storm_days_and_its_hints(seed, variant):
+    days = _storm_days()
+    namespace, check = _prepare("02_independence", "2.3", seed, {**_base_namespace(), **days})
+    block = namespace["cov_days"]
+    assert block.stop - block.start == 5000 and 0 <= block.start and block.stop <= 20_000
+    right, distinct, n = _slips_2_3(namespace, days)
+    # the data cell's table holds the counts, indexed [rain, lightning]
+    assert namespace["storm_counts"].to_numpy().tolist() == n
+    # with n_11 replaced by the answer, the storm days' covariance is exactly zero
+    total = n[0][0] + n[0][1] + n[1][0] + right
+    p11, p_rain, p_light = right / total, (n[1][0] + right) / total, (n[0][1] + right) / total
+    assert p11 - p_rain * p_light == 0
+    # the sample covariance and the prediction the task asks for: its sign says on which
+    # side of the observed n_11 the answer lies
+    observed = n[1][1] * n[0][0] - n[1][0] * n[0][1]
+    assert observed != 0 and (observed > 0) == (right < n[1][1])
+    _assert_hints(namespace, check, "n11_independent", "2.3", float(right), distinct)
+    # the old answer, the storm days' covariance, is not accepted
+    r1 = days["rain"][block][days["storm"][block] == 1]
+    l1 = days["lightning"][block][days["storm"][block] == 1]
+    old = np.mean(r1 * l1) - r1.mean() * l1.mean()
+    assert "not yet" in _verdict(namespace, check, "n11_independent", old)
+    if seed is None:
+        # the chapter's first 5000 days: 37, 107, 423 and 950 storm days; covariance negative,
+        # so the balancing count lies above 950
+        assert n == [[37, 107], [423, 950]]
+        assert right == Fraction(423 * 107, 37)
+        assert len(distinct) == 6
+
+
+def test_exercise_2_3_every_hint_fires_for_some_student(variant):
+    days = _storm_days()
+    fired = set()
+    for seed in range(20):
+        namespace, check = _prepare("02_independence", "2.3", seed, {**_base_namespace(), **days})
+        right, distinct, _ = _slips_2_3(namespace, days)
+        _assert_hints(namespace, check, "n11_independent", "2.3", float(right), distinct)
+        fired.update(distinct)
+    assert len(fired) == 6, fired
 
 
 def _slips_1_1(m, c, pairs):
