@@ -14,6 +14,7 @@ __all__ = [
     "load_weather",
     "load_weather_numeric",
     "load_height_weight",
+    "load_height_weight_full",
     "load_messages",
     "load_sms_spam",
 ]
@@ -66,6 +67,26 @@ def load_height_weight():
         Columns ``height`` and ``weight`` (int) and ``sex`` (the class).
     """
     return _read("height_weight.csv")
+
+
+def load_height_weight_full():
+    """The 210 adults (73 men, 137 women) from which the six of ``load_height_weight`` come.
+
+    The file ``heightWeightData.txt`` of the repository probml/pyprobml (Kevin P. Murphy and
+    contributors, MIT licence), shipped unchanged with its notice
+    (``nbcore/data/heightWeightData.README.md``): one record per line, the class (1 male,
+    2 female), the height in inches and the weight in pounds. Its first three men and first
+    three women are the six rows of Murphy's notes, except that the third woman weighs 110
+    pounds here and 120 there.
+
+    Returns
+    -------
+    DataFrame of shape (210, 3)
+        Columns ``height`` and ``weight`` (int) and ``sex`` ("m" or "f"), in the file's order.
+    """
+    full = _read("heightWeightData.txt", header=None, names=["class", "height", "weight"])
+    sex = full.pop("class").map({1: "m", 2: "f"})
+    return full.assign(sex=sex)
 
 
 def load_messages():

@@ -578,6 +578,176 @@ def test_5_1_the_weight_that_keeps_the_sd_and_the_stated_tolerance():
     assert np.allclose(nearest, k - 1)  # about 0.15 sigma
 
 
+def _relative_gaps(values):
+    """Smallest relative gap |a - b| / max(|a|, |b|) between any two of the values."""
+    v = np.asarray(values, dtype=float)
+    gaps = np.abs(v[:, None] - v[None, :]) / np.maximum(np.abs(v[:, None]), np.abs(v[None, :]))
+    gaps[np.arange(len(v)), np.arange(len(v))] = np.inf
+    return gaps.min()
+
+
+def _height_weight_log_ratio(people, x, ddof=0, normalised=True):
+    """log p(x | m) - log p(x | f) of Gaussian naive Bayes, from scipy's normal density."""
+    from scipy import stats
+
+    log_l = {}
+    for c in ["m", "f"]:
+        rows = people.loc[people.sex == c, ["height", "weight"]].to_numpy(dtype=float)
+        mu, sd = rows.mean(axis=0), rows.std(axis=0, ddof=ddof)
+        log_l[c] = float(
+            np.sum(
+                stats.norm.logpdf(x, mu, sd)
+                + (0 if normalised else np.log(sd * np.sqrt(2 * np.pi)))
+            )
+        )
+    return log_l["m"] - log_l["f"]
+
+
+def _slips_5_2(people, x, p):
+    """The prior that makes P(m | x) = p, and the seven slips the hints name."""
+    sigmoid = lambda z: 1 / (1 + np.exp(-z))  # noqa: E731
+    logit, lr = np.log(p / (1 - p)), _height_weight_log_ratio(people, x)
+    answer = sigmoid(logit - lr)
+    return answer, [
+        1 - answer,
+        sigmoid(logit + lr),
+        sigmoid(-lr),
+        answer / (1 - answer),
+        sigmoid(logit - _height_weight_log_ratio(people, x, ddof=1)),
+        p,
+        sigmoid(logit - _height_weight_log_ratio(people, x, normalised=False)),
+    ]
+
+
+def test_5_2_prior_found_by_bisection_and_every_hint_fires():
+    """The prior that gives the target posterior, found by bisection on GaussianNB's own
+    posterior (var_smoothing=0, and the default), is judged correct for the book and 12
+    students, as is a prior carried to six significant digits; the stated tolerance holds on
+    either side; every hint fires on its own wrong answer; the answers differ between
+    students."""
+    from test_exercises_text_numerics import Chapter, assert_every_hint_fires
+
+    import nbcore
+
+    ch = Chapter("05_height_weight")
+    X, y = ch.ns["people"][["height", "weight"]], ch.ns["people"]["sex"]
+    answers = set()
+    try:
+        for seed in [None, *range(12)]:
+            ch.redraw(seed)
+            x, target = ch.ns["x_52"], ch.ns["target_52"]
+            for smoothing in (0, 1e-9):
+
+                def gap(pi, x=x, target=target, smoothing=smoothing):
+                    model = nbcore.GaussianNB(priors=[1 - pi, pi], var_smoothing=smoothing)
+                    proba = model.fit(X, y).predict_proba(pd.DataFrame([x], columns=X.columns))
+                    return proba[0, list(model.classes_).index("m")] - target
+
+                prior = _bisect(gap, 1e-12, 1 - 1e-12)
+                assert ": correct (2 points)" in ch.verdict("5.2", prior), (seed, smoothing)
+            assert ": correct (" in ch.verdict("5.2", float(f"{prior:.6g}"))
+            for side in (1, -1):
+                assert ": correct (" in ch.verdict("5.2", prior * (1 + side * 0.99 * 5e-5))
+                assert "not yet" in ch.verdict("5.2", prior * (1 + side * 1.01 * 5e-5))
+            # the prediction the task asks for: this person leans f, so the prior lies above
+            assert prior > target
+            answers.add(round(prior, 6))
+            assert_every_hint_fires(ch, "5.2")
+            assert len(ch.mistakes("5.2")) == 7, seed
+    finally:
+        ch.redraw(None)
+    assert len(answers) > 8
+
+
+def test_5_2_every_variant_keeps_the_slips_a_third_of_a_percent_apart():
+    """Over every person and target the data cell can draw (computed independently with
+    scipy), and over 2000 students' variants as the check computes them, the answer and the
+    seven slips lie at least a third of a percent apart, over sixty times the tolerance of
+    5e-5 the task states."""
+    from test_exercises_text_numerics import Chapter
+
+    ch = Chapter("05_height_weight")
+    people, draw = ch.ns["people"], ch.ns["exercise_person"]
+    targets = [0.25, 0.3, 0.35, 0.4, 0.45]
+    for h, w, p in itertools.product(range(58, 65), range(118, 143), targets):
+        answer, slips = _slips_5_2(people, np.array([h, w], dtype=float), p)
+        assert _relative_gaps([answer, *slips]) >= 1 / 300, (h, w, p)
+    seen = set()
+    try:
+        for seed in range(2000):
+            rng = np.random.default_rng(seed)
+            x, p = draw(rng)
+            assert 58 <= x[0] <= 64 and 118 <= x[1] <= 142 and p in targets
+            seen.add((*x, p))
+        for seed in range(0, 2000, 10):  # the check's own numbers, for 200 students
+            ch.redraw(seed)
+            expected = ch.answer("5.2")
+            wrong = [value for _, value in ch.mistakes("5.2")]
+            assert len(wrong) == 7
+            assert _relative_gaps([expected, *wrong]) >= 1 / 300 > 60 * 5e-5, seed
+    finally:
+        ch.redraw(None)
+    assert len(seen) > 300  # the variants cover most of the grid
+
+
+def _shared_variance_from_records(survey, new_weight, rng):
+    """Make records with exactly the survey's counts, means and 1/(N_c - 1) sds, add the new
+    woman, and average every record's squared deviation from its own class mean."""
+    deviations = []
+    for c in ["m", "f"]:
+        n, mean, sd = survey.loc[c, ["N_c", "mean weight", "sd, 1/(N_c - 1)"]]
+        z = rng.normal(size=int(n))
+        z = (z - z.mean()) / z.std(ddof=1)
+        records = mean + sd * z
+        if c == "f":
+            records = np.append(records, new_weight)
+        deviations.append(records - records.mean())
+    squares = np.concatenate(deviations) ** 2
+    return squares.mean()
+
+
+def test_5_3_answer_from_records_and_slips_apart_in_2000_variants():
+    """For the book and 2000 students: the check's expected value is the shared
+    maximum-likelihood variance of records built to have the survey's summary (the new woman
+    added); every slip lies at least a tenth of a percent from it (twenty times the stated
+    tolerance); slips the check merges are within twice the tolerance of each other, and all
+    seven slips are named in every variant. For the book and 12 students, each hint fires and
+    an answer carried to six significant digits is correct."""
+    from test_exercises_text_numerics import Chapter, assert_every_hint_fires, hint_of
+
+    ch = Chapter("05_height_weight")
+    rng = np.random.default_rng(0)
+    answers, merged = set(), 0
+    try:
+        for seed in [None, *range(2000)]:
+            ch.redraw(seed)
+            survey, new_weight = ch.ns["survey_53"], ch.ns["new_weight_53"]
+            expected = ch.answer("5.3")
+            assert expected == pytest.approx(
+                _shared_variance_from_records(survey, new_weight, rng), rel=1e-12
+            )
+            pairs = ch.mistakes("5.3")
+            wrong = [value for _, value in pairs]
+            assert min(abs(v - expected) / max(v, expected) for v in wrong) >= 1e-3  # 20 x 5e-5
+            hints = [part for hint, _ in pairs for part in hint.split("; or ")]
+            assert len(hints) == 7, seed
+            merged += len(pairs) < 7
+            assert _relative_gaps(wrong) > 1e-4, seed  # distinct after merging
+            answers.add(round(expected, 6))
+            if seed is None or seed < 12:
+                assert_every_hint_fires(ch, "5.3")
+                assert ": correct (" in ch.verdict("5.3", float(f"{expected:.6g}"))
+                for side in (1, -1):
+                    assert ": correct (" in ch.verdict("5.3", expected * (1 + side * 0.99 * 5e-5))
+                    assert "not yet" in ch.verdict("5.3", expected * (1 + side * 1.01 * 5e-5))
+                line = ch.verdict("5.3", pairs[0][1])
+                assert hint_of(line) == " ".join(pairs[0][0].split())
+    finally:
+        ch.redraw(None)
+    assert len(answers) > 1500
+    assert merged < 100  # a shared hint is rare
+
+
 @pytest.fixture(scope="module")
 def weather_chapter():
     from test_exercises_text_numerics import Chapter

@@ -56,6 +56,8 @@ def test_the_wheel_holds_nbcore_and_no_chapter(wheel):
         n for n in names if not n.startswith(allowed)
     ]
     assert "nbcore/__init__.py" in names and "nbcore/data/SMSSpamCollection" in names
+    assert "nbcore/data/heightWeightData.txt" in names
+    assert "nbcore/data/heightWeightData.README.md" in names
     assert not [n for n in names if n.endswith(".ipynb") or "/book/" in n or n.startswith("book")]
 
 
