@@ -60,18 +60,25 @@ def _run(chapter, exercise, seed, answer):
 
 
 def _ex91(ns):
-    b = np.log(ns["prior_plus"]) - np.log(1 - ns["prior_plus"])
-    w = np.log(ns["theta_plus"]) - np.log(ns["theta_minus"])
-    right = np.concatenate([[b], w])
+    """The tie prior of 9.1 and the answers of its usual mistakes, as a student computes them."""
+    plus, minus, x = ns["theta_plus"], ns["theta_minus"], ns["message_91"]
+
+    def prior(log_odds):  # pi_+ with log(pi_+ / (1 - pi_+)) = log_odds
+        return 1 / (1 + np.exp(-log_odds))
+
+    w = np.log(plus) - np.log(minus)  # the multinomial weights
+    w_odds = np.log(plus / (1 - plus)) - np.log(minus / (1 - minus))  # the Bernoulli ones
+    fold = np.sum(np.log(1 - plus) - np.log(1 - minus))
+    w10 = np.log10(plus) - np.log10(minus)
     return (
-        "bias_and_weights",
-        right,
+        "tie_prior",
+        prior(-(w @ x)),
         {
-            "every sign is flipped": -right,
-            "the bias is missing the prior": np.concatenate([[0.0], w]),
-            "take their logarithms": np.concatenate(
-                [[ns["prior_plus"] / (1 - ns["prior_plus"])], ns["theta_plus"] / ns["theta_minus"]]
-            ),
+            "at the tie the bias cancels the score": prior(w @ x),
+            "multiply the weights by the counts": prior(-(w @ np.minimum(x, 1))),
+            "the Bernoulli model's classifier": prior(-(w_odds @ x) - fold),
+            "base-10 logarithms need 10**": 1 / (1 + np.exp(w10 @ x)),
+            "that is the bias b at the tie": -(w @ x),
         },
     )
 
@@ -196,7 +203,6 @@ def _ex104(ns):
 
 
 EXERCISES = {
-    ("09_linear", "9.1"): _ex91,
     ("09_linear", "9.4"): _ex94,
     ("10_scale", "10.1"): _ex101,
     ("10_scale", "10.2"): _ex102,
@@ -250,18 +256,58 @@ def test_variants_differ_from_the_book_and_between_students():
         assert len(answers) > 5, exercise
 
 
-def test_9_1_logarithms_typed_in_rounded_get_the_do_not_round_hint():
-    # the task asks for np.log; four-decimal logarithms worked by hand are "not yet"
+def _data_91(seed):
+    namespace = {"np": np, "exercises": exercises}
+    exercises.use_variant(seed)
+    try:
+        exec(_cells("09_linear", "9.1")["data"][0], namespace)  # noqa: S102
+    finally:
+        exercises.use_variant(None)
+    return namespace
+
+
+def test_9_1_answer_and_hints_in_the_book_and_the_variants():
+    # as in 9.2: a mistake that gives the answer, or an earlier mistake's number, loses its hint
+    seeds = [None, *range(200)]
+    fired = dict.fromkeys(_ex91(_data_91(None))[2], 0)
+    answers = set()
+    for seed in seeds:
+        assert "correct" in _run("09_linear", "9.1", seed, None).split(":")[1], seed
+        verdict = _run("09_linear", "9.1", seed, _answer(_ex91, None))
+        assert "Exercise 9.1: correct" in verdict, (seed, verdict)
+        _, right, mistakes = _ex91(_data_91(seed))
+        answers.add(round(float(right), 9))
+        seen = [right]
+        for fragment, wrong in mistakes.items():
+            coincides = any(np.isclose(wrong, v, rtol=1e-4, atol=1e-9) for v in seen)
+            seen.append(wrong)
+            if coincides:
+                continue
+            verdict = _run("09_linear", "9.1", seed, _answer(_ex91, fragment))
+            assert "not yet" in verdict and fragment in verdict, (seed, fragment, verdict)
+            fired[fragment] += 1
+    assert len(answers) > 50, len(answers)
+    assert all(count >= 20 for count in fired.values()), fired  # each in many variants
+
+
+def test_9_1_the_book_fires_every_hint_and_rounding_is_refused():
+    # in the book no mistake coincides with the answer or with another mistake
+    _, right, mistakes = _ex91(_data_91(None))
+    for fragment in mistakes:
+        verdict = _run("09_linear", "9.1", None, _answer(_ex91, fragment))
+        assert "not yet" in verdict and fragment in verdict, (fragment, verdict)
+    # the task asks for np.log; a prior worked out with four-decimal logarithms is "not yet"
+    refused = 0
     for seed in SEEDS[:10]:
-        namespace = {"np": np, "exercises": exercises}
-        exercises.use_variant(seed)
-        try:
-            exec(_cells("09_linear", "9.1")["data"][0], namespace)  # noqa: S102
-        finally:
-            exercises.use_variant(None)
-        rounded = np.round(_ex91(namespace)[1], 4)
-        verdict = _run("09_linear", "9.1", seed, lambda ns, r=rounded: ("bias_and_weights", r))
+        ns = _data_91(seed)
+        w = np.round(np.log(ns["theta_plus"]) - np.log(ns["theta_minus"]), 4)
+        rounded = 1 / (1 + np.exp(w @ ns["message_91"]))
+        if np.isclose(rounded, _ex91(ns)[1], rtol=1e-6, atol=1e-12):
+            continue  # the rounding happened not to matter
+        verdict = _run("09_linear", "9.1", seed, lambda ns, r=rounded: ("tie_prior", r))
         assert "not yet" in verdict and "do not round" in verdict, (seed, verdict)
+        refused += 1
+    assert refused >= 8, refused
 
 
 # --------------------------------------------------------------------------- exercise 9.2
@@ -390,3 +436,10 @@ def test_9_3_every_variant_has_its_answer_and_each_mistake_its_hint():
         "where the mean errors cross",
         "one step too early",
     }, fired
+
+
+def test_9_3_a_criterion_no_size_meets_gets_a_clear_message():
+    # were the sweep to change so that no size keeps a lead of z standard errors, the check
+    # says so instead of failing on a comparison with None
+    with pytest.raises(RuntimeError, match="no size of the sweep"):
+        _run_93(1e6, 249)
