@@ -738,9 +738,15 @@ def test_5_3_answer_from_records_and_slips_apart_in_2000_variants():
                 assert near == (names[j] in pairs[i][0].split("; or ")), seed
             if any("; or " in hint for hint, _ in pairs):
                 merged += 1
-                for (_, value), name in zip(pairs, names, strict=True):
+                for (hint, value), name in zip(pairs, names, strict=True):
                     named = hint_of(ch.verdict("5.3", value)).split("; or ")
                     assert " ".join(name.split()) in named, (seed, name)
+                    # and the hint itself can fire: at the slip, or just beyond it
+                    fired = {
+                        hint_of(ch.verdict("5.3", value * (1 + side * 0.9 * 5e-5)))
+                        for side in (0, 1, -1)
+                    }
+                    assert " ".join(hint.split()) in fired, (seed, hint)
             answers.add(round(expected, 6))
             if seed is None or seed < 12:
                 assert_every_hint_fires(ch, "5.3")
