@@ -43,8 +43,8 @@ class GaussianNB(NaiveBayes):
     .. math:: \\log p(x, y=c) = \\log \\pi_c - \\frac12 \\sum_d \\left[
               \\log (2\\pi\\sigma^2_{cd}) + \\frac{(x_d - \\mu_{cd})^2}{\\sigma^2_{cd}} \\right]
 
-    Maximum likelihood estimates are derived in chapter 3; the height/weight example of
-    chapter 5 also explains the centred matrix-product form of the score. ``partial_fit`` pools
+    Maximum likelihood estimates are derived in chapter 3; chapter 8 explains the centred
+    matrix-product form of the score (:func:`gaussian_log_density`). ``partial_fit`` pools
     batches with the update of Chan, Golub and LeVeque (1979), :func:`pool_moments`, the same
     function with which ``nbcore.scale.merge`` pools fitted models. A zero variance (possible only
     with ``var_smoothing=0`` or data in which every feature is constant) has no density and
@@ -105,7 +105,8 @@ class GaussianNB(NaiveBayes):
 
     def _log_likelihood(self, X):
         # centred on the training mean m, so that a large offset common to x and mu (x, mu ~
-        # 1e6) is taken off before the matrix products instead of cancelling inside them
+        # 1e6) is taken off before the matrix products instead of cancelling inside them; a
+        # class far from m compared with its spread is handled inside gaussian_log_density
         m = np.average(self.theta_, axis=0, weights=self.class_count_)
         return gaussian_log_density(X, self.theta_, self.var_, center=m)
 

@@ -192,8 +192,10 @@ def gaussian_log_density(X, mean, var, center=None):
 
     The expansion cancels catastrophically when x and mu share a large offset (x, mu ~ 1e6):
     both are shifted by ``center`` first, which leaves every difference x - mu unchanged.
-    The Gaussian likelihood is derived in chapter 3; chapter 5 uses it and explains the
-    centring.
+    Centring cannot remove the distance from a class mean to the centre: where x is near
+    mu_c and both are many standard deviations sigma_c from the centre, the three terms are
+    large and nearly cancel, and those entries are computed again directly as (x - mu_c)^2.
+    The Gaussian likelihood is derived in chapter 3; chapter 8 explains the centring.
 
     Examples
     --------
@@ -208,7 +210,15 @@ def gaussian_log_density(X, mean, var, center=None):
     # memory instead of along short rows of a few classes
     cross = ((mu * precision) @ Xc.T).T
     np.square(Xc, out=Xc)
-    quad = (precision @ Xc.T).T - 2.0 * cross + np.sum(mu**2 * precision, axis=1)
+    squares = (precision @ Xc.T).T + np.sum(mu**2 * precision, axis=1)  # x^2 and mu^2 terms
+    quad = squares - 2.0 * cross
+    # rounding leaves an error of about 1e-16 * squares in quad. Where squares dwarfs quad (x
+    # near mu_c, both far from the centre in units of sigma_c) too few digits are left: those
+    # entries are computed again as (x - mu_c)^2, class by class, which does not cancel
+    redo = squares > 1e4 * (quad + 1.0)
+    for c in np.flatnonzero(redo.any(axis=0)):
+        rows = redo[:, c]
+        quad[rows, c] = np.square(X[rows] - mean[c]) @ precision[c]
     return -0.5 * (np.sum(np.log(2.0 * np.pi * var), axis=1) + quad)
 
 

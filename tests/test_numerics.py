@@ -388,6 +388,18 @@ def test_gaussian_log_density_keeps_its_digits_with_a_large_common_offset():
     assert gaussian_log_density(x, mu, var)[0, 0] == pytest.approx(exact, rel=1e-9)
 
 
+def test_gaussian_log_density_keeps_its_digits_for_a_tight_class_far_from_the_centre():
+    # centring on the mean of the class means leaves class 0 half a million of its standard
+    # deviations (1e-3) from the centre: the expanded terms are ~1e17 and cancel to about 16
+    x = np.array([[1e6 + 0.002], [1e6 + 0.004]])
+    mean, var = np.array([[1e6], [0.0]]), np.array([[1e-6], [1.0]])
+    exact = -0.5 * (np.log(2 * np.pi * var.T) + (x - mean.T) ** 2 / var.T)
+    np.testing.assert_allclose(gaussian_log_density(x, mean, var), exact, rtol=1e-12)
+    np.testing.assert_allclose(
+        gaussian_log_density(x, mean, var, center=np.zeros(1)), exact, rtol=1e-12
+    )
+
+
 def test_gaussian_nb_scores_with_the_shared_density():
     rng = np.random.default_rng(4)
     X, y = rng.normal(size=(40, 3)), rng.integers(0, 3, 40)
