@@ -125,9 +125,16 @@ class SemiSupervisedNB(NaiveBayes):
         self.classes_ = model.classes_
         labelled_index = np.searchsorted(self.classes_, y[labelled_rows])
 
-        objective, responsibility = self._objective(
-            model, X, labelled_rows, labelled_index, unlabelled_rows
-        )
+        with np.errstate(invalid="ignore", divide="ignore"):
+            objective, responsibility = self._objective(
+                model, X, labelled_rows, labelled_index, unlabelled_rows
+            )
+        if not np.isfinite(objective):
+            raise ValueError(
+                "the objective is -inf at the labelled fit: some unlabelled sample has "
+                "probability zero under every class, as when alpha = 0 and it holds a feature "
+                "value that no labelled sample has. Use alpha > 0."
+            )
         trace = [objective]
         self.converged_ = True
         if len(unlabelled_rows) and self.lambda_ > 0:

@@ -80,21 +80,29 @@ def _posterior_spam(counts, n_messages, message, alpha=1.0, prior=True, presence
     return joint[1] / (joint[0] + joint[1]), joint[1]
 
 
+def _tie_prior(counts, message, alpha=1.0, presence=False):
+    """The prior of spam at which P(spam | message) is one half, found by bisection on the
+    posterior itself (not from the closed form the solution uses)."""
+    low, high = 0.0, 1.0
+    for _ in range(200):
+        middle = (low + high) / 2
+        r = _posterior_spam(counts, [1 - middle, middle], message, alpha, presence=presence)[0]
+        low, high = (middle, high) if r < 0.5 else (low, middle)
+    return (low + high) / 2
+
+
 def _ex121(ns):
     counts = ns["labelled_counts_121"].tolist()
     n, x = ns["n_messages_121"].tolist(), ns["message_121"].tolist()
-    right, joint = _posterior_spam(counts, n, x)
+    right = _tie_prior(counts, x)
     return (
-        "r_spam",
+        "prior_half",
         right,
         {
-            "that is the responsibility of ham": 1 - right,
-            "the prior is missing": _posterior_spam(counts, n, x, prior=False)[0],
-            "a repeated word counts once per occurrence": _posterior_spam(
-                counts, n, x, presence=True
-            )[0],
-            "not normalised": joint,
-            "the smoothing is missing": _posterior_spam(counts, n, x, alpha=0.0)[0],
+            "that is the prior of ham at the tie": 1 - right,
+            "that is r_spam at the labelled share 3/5": _posterior_spam(counts, n, x)[0],
+            "a repeated word counts once per occurrence": _tie_prior(counts, x, presence=True),
+            "the smoothing is missing": _tie_prior(counts, x, alpha=0.0),
         },
     )
 
@@ -153,41 +161,77 @@ def _ex123(ns):
     )
 
 
-def _ex124(ns, prior=None):
-    """The objective at the labelled fit's theta with the class prior ``prior`` (default: the
-    exercise's prior_124; the labelled fit's own prior is what EM starts from)."""
-    X, y, lam, alpha = ns["X_124"], ns["y_124"], ns["lambda_124"], ns["alpha_124"]
-    # the labelled fit by hand: counts of the labelled messages, smoothed
+def _ex124(ns, start_prior=None, keep_prior=False, weight=None, hard=False, alpha_in_l=True):
+    """l after one EM iteration from (the labelled fit's theta, a class prior), by plain loops.
+
+    ``start_prior`` defaults to the exercise's prior_124; ``weight`` replaces lambda in the
+    M-step; ``hard`` gives each message wholly to its likelier class; ``keep_prior`` leaves the
+    class prior where it started; ``alpha_in_l=False`` leaves the log prior out of l."""
+    X, y, lam, alpha = ns["X_124"].tolist(), ns["y_124"].tolist(), ns["lambda_124"], ns["alpha_124"]
     labelled = [i for i in range(len(y)) if y[i] != -1]
-    n_classes = 2
-    fit_prior = [sum(y[i] == c for i in labelled) / len(labelled) for c in range(n_classes)]
-    if prior is None:
-        prior = [float(p) for p in ns["prior_124"]]
+    unlabelled = [i for i in range(len(y)) if y[i] == -1]
+    if start_prior is None:
+        start_prior = [float(p) for p in ns["prior_124"]]
+    weight = lam if weight is None else weight
+    # the labelled fit's theta: counts of the labelled messages, smoothed
     theta = []
-    for c in range(n_classes):
+    for c in (0, 1):
         counts = [sum(X[i][d] for i in labelled if y[i] == c) for d in range(3)]
         theta.append([(counts[d] + alpha) / (sum(counts) + 3 * alpha) for d in range(3)])
 
-    def b(i, c):
+    def b(i, c, prior, theta):
         return math.log(prior[c]) + sum(X[i][d] * math.log(theta[c][d]) for d in range(3))
 
-    labelled_part = sum(b(i, y[i]) for i in labelled)
-    unlabelled = [i for i in range(len(y)) if y[i] == -1]
-    evidence = sum(math.log(sum(math.exp(b(i, c)) for c in range(2))) for i in unlabelled)
-    largest = sum(max(b(i, c) for c in range(2)) for i in unlabelled)
-    log_prior = alpha * sum(math.log(t) for row in theta for t in row)
-    labelled_evidence = sum(math.log(sum(math.exp(b(i, c)) for c in range(2))) for i in labelled)
-    right = labelled_part + lam * evidence + log_prior
-    at_the_fit = right if prior == fit_prior else _ex124(ns, prior=fit_prior)[1]
+    def ell(prior, theta, with_alpha=True):
+        value = sum(b(i, y[i], prior, theta) for i in labelled)
+        value += lam * sum(
+            math.log(sum(math.exp(b(i, c, prior, theta)) for c in (0, 1))) for i in unlabelled
+        )
+        if with_alpha:
+            value += alpha * sum(math.log(t) for row in theta for t in row)
+        return value
+
+    # E-step
+    r = {}
+    for i in unlabelled:
+        joint = [math.exp(b(i, c, start_prior, theta)) for c in (0, 1)]
+        r[i] = [j / sum(joint) for j in joint]
+        if hard:
+            r[i] = [float(r[i][c] == max(r[i])) for c in (0, 1)]
+    # M-step
+    new_theta, class_weight = [], []
+    for c in (0, 1):
+        counts = [
+            sum(X[i][d] for i in labelled if y[i] == c)
+            + sum(weight * r[i][c] * X[i][d] for i in unlabelled)
+            for d in range(3)
+        ]
+        new_theta.append([(counts[d] + alpha) / (sum(counts) + 3 * alpha) for d in range(3)])
+        class_weight.append(
+            sum(y[i] == c for i in labelled) + weight * sum(r[i][c] for i in unlabelled)
+        )
+    new_prior = start_prior if keep_prior else [w / sum(class_weight) for w in class_weight]
+    before = ell([float(p) for p in ns["prior_124"]], theta)
+    fit_prior = [sum(y[i] == c for i in labelled) / len(labelled) for c in (0, 1)]
+    right = ell(new_prior, new_theta, with_alpha=alpha_in_l)
+    if (start_prior, keep_prior, weight, hard, alpha_in_l) != (
+        [float(p) for p in ns["prior_124"]],
+        False,
+        lam,
+        False,
+        True,
+    ):
+        return "objective_after", right, {}
     return (
-        "objective",
+        "objective_after",
         right,
         {
-            "with its own class prior": at_the_fit,
-            "the log prior alpha * sum log theta_cd is missing": right - log_prior,
-            "lambda is missing": labelled_part + evidence + log_prior,
-            "not its largest b": labelled_part + lam * largest + log_prior,
-            "not its log evidence": labelled_evidence + lam * evidence + log_prior,
+            "that is l at the parameters you started from": before,
+            "re-estimates the class prior as well": _ex124(ns, keep_prior=True)[1],
+            "starts from the labelled fit's own prior": _ex124(ns, start_prior=fit_prior)[1],
+            "lambda is missing from the M-step": _ex124(ns, weight=1.0)[1],
+            "that is a hard assignment": _ex124(ns, hard=True)[1],
+            "the log prior alpha * sum log theta_cd is missing": _ex124(ns, alpha_in_l=False)[1],
         },
     )
 
@@ -240,13 +284,15 @@ def test_12_1_variants_keep_every_answer_apart():
 
 
 def test_12_1_generator_rejects_a_tie_and_coinciding_slips():
-    """The two variants the generator used to accept: r = 1/2 exactly (1 - r is the answer),
-    and the missing prior equal to the slip of counting a repeated word once."""
+    """Variants the generator must refuse: a tie prior of 1/2 exactly (1 - pi is the answer),
+    a repeated word with the same probability in both classes (counting it once changes
+    nothing), and an answer too close to the labelled share 3/5 for a clear prediction."""
     namespace = _namespace()
     exec(_cells("12.1")["data"][0], namespace)  # noqa: S102
     apart = namespace["_answers_apart_121"]
-    assert not apart(np.array([[2, 6, 1], [1, 6, 2]]), np.array([2, 0, 1]))
-    assert not apart(np.array([[3, 4, 1], [5, 2, 1]]), np.array([2, 0, 1]))
+    assert not apart(np.array([[2, 6, 1], [1, 6, 2]]), np.array([1, 0, 1]))
+    assert not apart(np.array([[1, 4, 3], [1, 5, 2]]), np.array([2, 0, 1]))
+    assert not apart(np.array([[1, 1, 1], [1, 5, 1]]), np.array([2, 1, 0]))  # 0.607
     assert apart(np.array([[4, 1, 3], [1, 5, 2]]), np.array([2, 1, 0]))
 
 
@@ -264,10 +310,11 @@ def test_variants_differ_from_the_book_and_between_students():
         assert len(answers) > 5, exercise
 
 
-def test_the_objective_of_12_4_is_not_what_em_starts_from():
-    """The hand computation of 12.4, with the labelled fit's own prior, agrees with
-    SemiSupervisedNB's first objective; the graded value, with the given prior, is not that
-    number (so log_likelihood_[0] gets a hint, not the marks)."""
+def test_12_4_is_not_one_call_of_semisupervisednb_and_l_does_not_fall():
+    """SemiSupervisedNB cannot give the graded value: one iteration from the labelled fit with
+    its own prior, or with prior_124 held fixed as the wrapped model's class_prior, gets a hint.
+    And the graded value is at least l at the starting parameters (EM's monotonicity from
+    parameters it never visits)."""
     for seed in SEEDS[:10]:
         namespace = _namespace()
         exercises.use_variant(seed)
@@ -275,16 +322,20 @@ def test_the_objective_of_12_4_is_not_what_em_starts_from():
             exec(_cells("12.4")["data"][0], namespace)  # noqa: S102
         finally:
             exercises.use_variant(None)
-        model = nbcore.SemiSupervisedNB(
-            nbcore.MultinomialNB(alpha=namespace["alpha_124"]),
-            lambda_=namespace["lambda_124"],
-            max_iter=3,
-            tol=0,
-        ).fit(namespace["X_124"], namespace["y_124"])
-        assert _ex124(namespace, prior=[0.5, 0.5])[1] == pytest.approx(
-            model.log_likelihood_[0], rel=1e-12
-        )
-        assert _ex124(namespace)[1] != pytest.approx(model.log_likelihood_[0], rel=1e-6)
-        verdict = _run("12.4", seed, lambda ns, m=model: ("objective", m.log_likelihood_[0]))
-        assert "not yet" in verdict and "its own class prior" in verdict, verdict
-        assert np.all(np.diff(model.log_likelihood_) >= -1e-12 * np.abs(model.log_likelihood_[0]))
+        _, right, mistakes = _ex124(namespace)
+        before = mistakes["that is l at the parameters you started from"]
+        assert right >= before - 1e-12 * abs(right)
+        for prior, fragment in [
+            (None, "own prior"),
+            (namespace["prior_124"], "re-estimates the class prior"),
+        ]:
+            model = nbcore.SemiSupervisedNB(
+                nbcore.MultinomialNB(alpha=namespace["alpha_124"], class_prior=prior),
+                lambda_=namespace["lambda_124"],
+                max_iter=1,
+                tol=0,
+            ).fit(namespace["X_124"], namespace["y_124"])
+            verdict = _run(
+                "12.4", seed, lambda ns, m=model: ("objective_after", m.log_likelihood_[1])
+            )
+            assert "not yet" in verdict and fragment in verdict, (seed, verdict)

@@ -226,6 +226,13 @@ def test_bad_data_is_explained():
         SemiSupervisedNB().fit([[1, -2], [0, 1], [1, 1]], [0, 1, -1])
     with pytest.raises(nbcore.NotFittedError):
         SemiSupervisedNB().predict([[1, 0]])
+    # alpha = 0 and a word that no labelled sample has: no class can give the third row
+    X, y = [[2, 0, 0], [0, 2, 0], [1, 1, 1], [1, 0, 0]], [0, 1, -1, -1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # and no RuntimeWarning on the way
+        with pytest.raises(ValueError, match="alpha > 0"):
+            SemiSupervisedNB(MultinomialNB(alpha=0)).fit(X, y)
+    assert np.isfinite(SemiSupervisedNB(MultinomialNB(alpha=0.01)).fit(X, y).log_likelihood_).all()
     assert not hasattr(SemiSupervisedNB(), "partial_fit")
     with pytest.raises(AttributeError, match="use fit"):
         SemiSupervisedNB().partial_fit([[1, 0]], [0], classes=[0, 1])
