@@ -467,8 +467,10 @@ def test_forged_or_half_written_replies_fail_only_their_exercise(attacked):
     _passes_except(attacked, "attack_forged_reply", ["90.2", "90.3"])  # 90.3 reads 90.2's names
     assert _hint(attacked, "attack_forged_reply", "90.2") == "your answer is too large to grade"
     _passes_except(attacked, "attack_half_reply", ["90.2", "90.3"])
-    assert _hint(attacked, "attack_half_reply", "90.2") == (
-        "your code wrote something that is not an answer"
+    # the half line is read as it comes, unless a loaded machine lets the time limit come first
+    assert _hint(attacked, "attack_half_reply", "90.2") in (
+        "your code wrote something that is not an answer",
+        f"your code ran longer than {TIMEOUT} s, the time limit",
     )
 
 

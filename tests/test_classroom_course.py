@@ -91,7 +91,7 @@ def test_late_rule(tmp_path):
     on_time = late_for(course, "01_intro", "s1", due + dt.timedelta(minutes=29), 8, 10)
     assert on_time is None
     late = late_for(course, "01_intro", "s1", due + dt.timedelta(hours=25), 8, 10)
-    assert (late.days, late.penalty, late.note) == (2, 2.0, "2 days late, -20 %")
+    assert (late.days, late.penalty, late.note) == (2, 2.0, "2 days late, 20 % off")
     extended = late_for(course, "01_intro", "s2", due + dt.timedelta(hours=25), 8, 10)
     assert extended is None  # two days more for s2
     floor = late_for(course, "01_intro", "s1", due + dt.timedelta(days=30), 3, 10)

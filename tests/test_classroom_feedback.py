@@ -53,7 +53,7 @@ def _batch():
                 ("8.1", FAILED, "do not round", "0.13", "0.125"),
                 ("8.2", PASSED, "", "3", "3"),
             ],
-            late=Late(2, 0.8, "2 days late, -20 %"),
+            late=Late(2, 0.8, "2 days late, 20 % off"),
         ),
         _result(
             "cy",
@@ -93,7 +93,7 @@ def test_a_page_shows_values_verdicts_hints_points_and_the_late_penalty(tmp_path
     assert '<th scope="row">8.1</th>' in page
     assert "0.13" in page and "do not round" in page and "not yet" in page
     assert "0 of 2" in page and "2 of 2" in page
-    assert "2 days late, -20 %" in page and "&minus;0.8 points" in page
+    assert "2 days late, 20 % off" in page and "&minus;0.8 points" in page
     assert "<strong>1.2 of 4</strong>" in page
 
 
@@ -228,7 +228,7 @@ def test_the_class_report_page(tmp_path):
     assert "do not round (2×)" in page
     assert "<li>dee</li>" in page
     assert "similar to the published solution of 8.1" in page
-    assert "not a notebook" in page and "2 days late, -20 %" in page
+    assert "not a notebook" in page and "2 days late, 20 % off" in page
     # the plots' numbers as tables too, with captions and header scopes
     assert page.count("<caption>") >= 4 and 'scope="col"' in page
 

@@ -180,7 +180,7 @@ def test_grading_applies_the_course_and_the_late_rule(term):
     full = out_of["s1"]
     assert totals["s1"] == totals["s2"] == full - 2  # the slip
     assert totals["s3"] == pytest.approx((full - 2) - 0.2 * full)  # 2 days late: -20 %
-    assert "2 days late, -20 %" in next(r["note"] for r in book if r["student"] == "s3")
+    assert "2 days late, 20 % off" in next(r["note"] for r in book if r["student"] == "s3")
 
 
 def test_the_regrade_reports_every_changed_score(term):
@@ -267,7 +267,7 @@ def test_every_student_who_handed_in_gets_a_feedback_page(term):
 def test_feedback_pages_show_the_late_penalty_the_override_and_released_answers(term):
     root, out, *_ = term
     s3 = (out / "feedback" / "s3" / "91_spam.html").read_text()
-    assert "2 days late, -20 %" in s3 and "&minus;" in s3
+    assert "2 days late, 20 % off" in s3 and "&minus;" in s3
     s4 = (out / "feedback" / "s4" / "90_spam.html").read_text()
     assert "(set by your instructor)" in s4
     # chapter 90's solutions are released (the course file's date is past); 91's are not

@@ -29,7 +29,7 @@ def late_for(course, chapter, student, submitted, earned, out_of):
     percent = min(100.0, days * course.late.per_day)
     penalty = min(float(earned), round(out_of * percent / 100, 6))
     word = "day" if days == 1 else "days"
-    return Late(days, penalty, f"{days} {word} late, -{percent:g} %")
+    return Late(days, penalty, f"{days} {word} late, {percent:g} % off")
 
 
 def apply_late(course, results):

@@ -58,7 +58,7 @@ class Late:
 
     days: int  # days late after the grace period, each started day counted
     penalty: float  # points deducted
-    note: str  # e.g. "2 days late, -20 %"
+    note: str  # e.g. "2 days late, 20 % off"
 
 
 @dataclass
