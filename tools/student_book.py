@@ -31,7 +31,8 @@ reading that makes the student copies.
 With ``--course course.toml`` (``make book-student COURSE=course.toml``), the chapters released
 are those whose ``release`` date in the course file has passed.
 
-Usage: ``python tools/student_book.py [--released 01,02 | --course FILE] [--out DIR] [--no-pdf]``.
+Usage: ``python tools/student_book.py [--released 01,02 | --course FILE] [--out DIR] [--no-pdf]
+[--chapters 01,06]``.
 """
 
 import argparse
@@ -235,13 +236,16 @@ def chapters():
     return sorted(p for p in (ROOT / "book").glob("*.ipynb") if CHAPTER.match(p.stem))
 
 
-def stage(src, released):
-    """Write the student edition's sources into ``src`` (emptied first)."""
+def stage(src, released, only=None):
+    """Write the student edition's sources into ``src`` (emptied first). ``only``: a set of
+    chapter numbers to include (the others are left out of the edition and its contents)."""
     if src.exists():
         shutil.rmtree(src)
     (src / "book").mkdir(parents=True)
     (src / "tools").mkdir()
     notebooks = chapters()
+    if only is not None:
+        notebooks = [p for p in notebooks if CHAPTER.match(p.stem).group(1) in only]
     paired = {p.with_suffix(".md").name for p in notebooks}
     for page in sorted((ROOT / "book").iterdir()):
         if page.suffix == ".md" and page.name not in paired:
@@ -263,8 +267,20 @@ def stage(src, released):
     config["title"] = f"{config['title']} (student edition)"
     config["exclude_patterns"] = [p for p in config["exclude_patterns"] if not p.endswith("ipynb")]
     config["execute"]["execute_notebooks"] = "off"  # built from the stored run
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    if only is not None:
+        # a partial edition: the chapters left out leave the contents, and references to
+        # them are left unresolved without a warning (the whole book's build checks them)
+        left_out = {f"book/{p.stem}" for p in chapters()} - {f"book/{p.stem}" for p in notebooks}
+        for part in toc["parts"]:
+            part["chapters"] = [c for c in part["chapters"] if c["file"] not in left_out]
+        config["sphinx"]["config"]["suppress_warnings"] = [
+            "ref.ref",
+            "ref.doc",
+            "myst.xref_missing",
+        ]
     (src / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    shutil.copy2(ROOT / "_toc.yml", src / "_toc.yml")
+    (src / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False), encoding="utf-8")
     # the theme's files, and nbcore's source, which chapters quote with literalinclude
     for folder in ("book-assets", "nbcore"):
         os.symlink(ROOT / folder, src / folder, target_is_directory=True)
@@ -275,10 +291,10 @@ def stage(src, released):
             shutil.copy2(ROOT / name, src / name)
 
 
-def build(out=OUT, released=(), pdf=True):
+def build(out=OUT, released=(), pdf=True, only=None):
     out = Path(out).resolve()
     src = out / "src"
-    stage(src, set(released))
+    stage(src, set(released), only)
     env = dict(
         os.environ,
         PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
@@ -313,11 +329,15 @@ def main(argv=None):
     )
     parser.add_argument("--out", type=Path, default=OUT, help="output folder")
     parser.add_argument("--no-pdf", action="store_true", help="build the HTML only")
+    parser.add_argument(
+        "--chapters", default="", help="only these chapters, e.g. 01,06 (default: every chapter)"
+    )
     args = parser.parse_args(argv)
     released = parse_released(args.released)
     if args.course is not None:
         released = course_released(args.course)
-    build(args.out, released, pdf=not args.no_pdf)
+    only = parse_released(args.chapters) if args.chapters else None
+    build(args.out, released, pdf=not args.no_pdf, only=only)
     return 0
 
 
