@@ -4,12 +4,18 @@ A fresh virtual environment with that install takes minutes to create, so the te
 it in this one: it computes the set of distributions that ``nbcore[course]`` pulls in (from
 the installed packages' metadata), and
 
-* checks that every import of every chapter's student copy is of the standard library or of
-  those distributions (no myst-nb, Sphinx, jupytext, pytest, ...);
-* executes every chapter's student copy in a kernel in which importing any other module fails.
+* checks that every import of every chapter's student copy, and every import anywhere in
+  nbcore (but the instructor's two: the nbval plugin, jupytext for chapters given as ``.md``),
+  is of the standard library or of those distributions (no myst-nb, Sphinx, jupytext, pytest);
+* makes the student copies of every chapter in kernels in which importing any other module
+  fails: making a copy runs the whole chapter, its solutions and its checks;
+* executes two of the copies (the weather chapter's explorers, the Dask chapter) in such a
+  kernel: what a copy runs besides the chapter's own cells (its self-checks, in place of the
+  checks) is the same code in every chapter.
 """
 
 import ast
+import contextlib
 import os
 import sys
 from importlib import metadata
@@ -123,23 +129,61 @@ def test_every_copy_imports_only_what_the_course_extra_installs():
         assert imported <= allowed, (source.name, sorted(imported - allowed))
 
 
+# imports of nbcore that run only on the instructor's side: (file, module)
+INSTRUCTOR_ONLY = {
+    ("nbcore/classroom/nbval_report.py", "pytest"),  # the plugin `make grade` gives nbval
+    ("nbcore/classroom/student.py", "jupytext"),  # `make student` given a chapter's .md
+}
+BOOKS = sorted((ROOT / "book").glob("[0-9][0-9]_*.ipynb"))
+RUN = ("06_weather.ipynb", "10_scale.ipynb")
+
+
+def test_every_import_of_nbcore_is_of_the_course_extra():
+    allowed = course_modules() | set(sys.stdlib_module_names)
+    found = set()
+    for path in sorted((ROOT / "nbcore").rglob("*.py")):
+        where = path.relative_to(ROOT).as_posix()
+        found |= {
+            (where, m) for m in _imports(path.read_text(encoding="utf-8")) if m not in allowed
+        }
+    assert found == INSTRUCTOR_ONLY
+
+
+@contextlib.contextmanager
+def _kernels_see(site):
+    """The kernels started meanwhile (they inherit os.environ) load the blocker in ``site``."""
+    saved = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = str(site)
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = saved
+
+
 @pytest.fixture(scope="module")
 def course_only(tmp_path_factory):
-    """Every chapter's student copy, and an environment that imports only nbcore[course]."""
+    """Every chapter's student copy, made in kernels that import only nbcore[course]; and
+    the environment that does so."""
     tmp = tmp_path_factory.mktemp("course")
-    books = sorted((ROOT / "book").glob("[0-9][0-9]_*.ipynb"))
-    copies = make_student_copies(books, tmp / "copy", log=lambda message: None)
     site = tmp / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text(BLOCKER.format(allowed=sorted(course_modules())))
     env = dict(os.environ, PYTHONPATH=str(site))
+    with _kernels_see(site):
+        copies = make_student_copies(BOOKS, tmp / "copy", log=lambda message: None)
     return {path.name: path for path in copies}, env, tmp
 
 
-@pytest.mark.parametrize(
-    "chapter", [p.name for p in sorted((ROOT / "book").glob("[0-9][0-9]_*.ipynb"))]
-)
-def test_every_copy_runs_with_only_the_course_extra(course_only, chapter):
+def test_every_chapter_runs_with_only_the_course_extra(course_only):
+    copies, _, _ = course_only
+    assert sorted(copies) == [p.name for p in BOOKS]
+
+
+@pytest.mark.parametrize("chapter", RUN)
+def test_a_copy_runs_with_only_the_course_extra(course_only, chapter):
     copies, env, tmp = course_only
     nb = nbformat.read(copies[chapter], as_version=4)
     client = NotebookClient(
@@ -162,3 +206,28 @@ def test_the_blocker_refuses_what_the_course_extra_does_not_install(course_only)
     )
     probe.execute(env=env)
     assert "not installed by nbcore[course]" in str(probe.nb.cells[0].outputs)
+
+
+def test_copies_are_made_in_kernels_that_import_only_the_course_extra(course_only, tmp_path):
+    """The recording kernels of ``make_student_copies`` get the environment the fixture sets:
+    a chapter that imports what the course extra does not install cannot be made a copy of."""
+    _, env, _ = course_only
+    code = nbformat.v4.new_code_cell
+    chapter = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("### Exercise 1.1\n\nCompute the mean of `values`."),
+            code("from nbcore import exercises\nimport myst_nb\nvalues = [1, 2, 3]"),
+            code(
+                "answer = sum(values) / len(values)",
+                metadata={"exercise": "1.1", "role": "solution"},
+            ),
+            code(
+                'exercises.check_number("1.1", answer, expected=2.0)',
+                metadata={"exercise": "1.1", "role": "check"},
+            ),
+        ]
+    )
+    nbformat.write(chapter, tmp_path / "01_probe.ipynb")
+    with _kernels_see(env["PYTHONPATH"]):
+        with pytest.raises(Exception, match="not installed by nbcore\\[course\\]"):
+            make_student_copies([tmp_path / "01_probe.ipynb"], tmp_path / "copy", log=print)
