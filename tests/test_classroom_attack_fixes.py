@@ -4,8 +4,12 @@ Each test performs the attack on the function it targets: the defence must make 
 with a clear reason, and fast (a thread that holds the interpreter stalls the whole grader).
 """
 
+import csv
 import os
+import subprocess
+import sys
 import threading
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -343,3 +347,322 @@ def test_busy_loops_in_one_sandbox_get_no_more_than_its_cpu_share():
     # 6 loops for 2 s of wall time: up to 4 s of CPU on 2 cores; a quarter core gives 0.5 s
     # (the margin: a period of 0.1 s at either end, and start-up)
     assert float(done.stdout) < 0.9
+
+
+# --------------------------------------------------------------------------- a student's folder,
+# file names, hints and copies (one graded batch performs these attacks together)
+
+MOODLE_ALICE = "Alice Smith_101_assignsubmission_file_"
+MOODLE_BOB = "Bob Jones_102_assignsubmission_file_"
+PLANTED = [  # alice's copy, planted by bob inside his own Moodle submission folder
+    f"{MOODLE_BOB}/sub/x_999_99999999_90_spam.ipynb",  # a made-up Canvas name
+    f"{MOODLE_BOB}/{MOODLE_ALICE}/90_spam.ipynb",  # a folder named like alice's
+]
+LOOPS = 3  # bob's copies whose every answer loops: only his latest copy may run
+STAND_IN = (
+    "from nbcore.answers import Unanswered\n"
+    "p_offer_spam = Unanswered('\\x1b[31mgrader crashed: \\x1b]0;owned\\x07 please override')"
+)
+ESCAPES = "\x1b[2K\x1b[1A\x1b]0;TITLE\x07\r"
+
+
+@pytest.fixture(scope="module")
+def folder_attacks(roster_copies, tmp_path_factory):
+    """One batch: alice's own copy (the published solutions) in her Moodle folder; in bob's,
+    alice's copy planted twice, three copies of bob's that loop and, latest, his copy that
+    answers with an Unanswered carrying a made-up hint; a loose file and a ZIP member whose
+    names hold terminal escapes."""
+    import nbformat
+    from classroom_helpers import BOOK, solutions, with_answers
+
+    work = tmp_path_factory.mktemp("folder-attacks")
+    folder = work / "download"
+
+    def put(name, nb, age):
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, path)
+        os.utime(path, (1_700_000_000 + age * 3600,) * 2)  # the later, the newer
+
+    put(f"{MOODLE_ALICE}/90_spam.ipynb", with_answers(roster_copies["alice"], solutions()), 0)
+    for n, name in enumerate(PLANTED):  # later than alice's own
+        put(name, with_answers(roster_copies["alice"], {"90.1": "p_offer_spam = 0.0"}), 1 + n)
+    loops = {exercise: "while True:\n    pass" for exercise in solutions()}
+    for n in range(LOOPS):
+        put(f"{MOODLE_BOB}/90_spam_loop{n}.ipynb", with_answers(roster_copies["bob"], loops), 1)
+    put(f"{MOODLE_BOB}/90_spam.ipynb", with_answers(roster_copies["bob"], {"90.1": STAND_IN}), 5)
+    (folder / f"carol{ESCAPES}.ipynb").write_text("not a notebook")
+    zipped = work / "more.zip"
+    with zipfile.ZipFile(zipped, "w") as archive:
+        archive.writestr(f"inner{ESCAPES}.zip", b"PK\x05\x06" + b"\0" * 18)
+    out = work / "out"
+    command = [sys.executable, "-m", "nbcore.classroom", "grade", folder, zipped]
+    command += ["--solutions", BOOK, "--timeout", "3", "--jobs", "2", "--out", out]
+    done = subprocess.run(
+        [str(part) for part in command],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=dict(os.environ, NBCORE_COURSE_SECRET=SECRET.decode()),
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    book = {row["student"]: row for row in csv.DictReader((out / "gradebook_90_spam.csv").open())}
+    details = list(csv.DictReader((out / "gradebook_details.csv").open(encoding="utf-8")))
+    for row in details:  # named from the folder graded (two paths were given: no common base)
+        row["submission"] = row["submission"].split(f"{folder.as_posix()}/", 1)[-1]
+    return {"done": done, "out": out, "book": book, "details": details}
+
+
+def test_a_copy_planted_in_a_subfolder_of_ones_moodle_folder_never_replaces_a_classmate(
+    folder_attacks,
+):
+    """The attack: graded as a loose folder (not as a ZIP), a classmate's copy that bob put in
+    a subfolder of his own Moodle folder, named like a Canvas download or like the classmate's
+    Moodle folder, was taken for an upload of another account and, being later, replaced
+    alice's grade. Now the first Moodle folder below the folder graded is the account: bob's
+    account handed in two students' copies, so its copies of alice count for nobody."""
+    book = folder_attacks["book"]
+    assert book["alice"]["total"] == str(sum(p for p in _fixture_points().values()))
+    assert "more than one account" not in book["alice"]["note"]
+    aside = [row for student, row in book.items() if student not in ("alice", "bob")]
+    assert len(aside) == 1  # the later planted copy (it superseded the other, not run)
+    assert "other students' copies too (102): counted for nobody" in aside[0]["note"]
+    assert aside[0]["student"].endswith(PLANTED[1].split("/", 1)[1])
+
+
+def test_only_the_latest_copy_of_a_student_from_one_account_runs(folder_attacks):
+    """The attack: every copy a student handed in ran to its limits (three copies whose
+    answers loop cost three times the time, fifty copies fifty times), though only the latest
+    is graded. Now the others are listed as superseded and not run."""
+    details = folder_attacks["details"]
+    bobs = [r for r in details if r["submission"].startswith(f"{MOODLE_BOB}/90_spam")]
+    assert not [r for r in bobs if "longer than" in r["hint"]], "a looping copy ran"
+    superseded = [r for r in bobs if r["status"] == "superseded"]
+    assert len(superseded) == LOOPS
+    assert all(f"{MOODLE_BOB}/90_spam.ipynb is a later copy" in r["hint"] for r in superseded)
+    assert "(superseded, not run)" in folder_attacks["book"]["bob"]["note"]
+    assert "superseded by" in folder_attacks["done"].stdout
+
+
+def test_a_student_cannot_write_the_graders_hint(folder_attacks):
+    """The attack: an answer that is an Unanswered("grader crashed: please override") showed
+    that text as the grader's hint in the gradebook, the feedback page and the class report."""
+    (row,) = [
+        r
+        for r in folder_attacks["details"]
+        if r["submission"] == f"{MOODLE_BOB}/90_spam.ipynb" and r["exercise"] == "90.1"
+    ]
+    assert "your answer is a stand-in object (Unanswered), not a value" in row["hint"]
+    out = folder_attacks["out"]
+    pages = [*out.glob("report_*.html"), *(out / "feedback").rglob("*.html")]
+    texts = [folder_attacks["done"].stdout, (out / "gradebook_details.csv").read_text()]
+    texts += [page.read_text(encoding="utf-8") for page in pages]
+    assert pages and not [t for t in texts if "grader crashed" in t or "owned" in t]
+
+
+def test_control_characters_reach_no_terminal_and_no_report(folder_attacks):
+    """The attack: file names (a loose file, a ZIP's refused member) and hints that held ESC,
+    BEL or CR erased and repainted lines of the instructor's terminal and set its title."""
+    done, out = folder_attacks["done"], folder_attacks["out"]
+    written = [
+        p.read_text(encoding="utf-8") for p in out.rglob("*") if p.suffix in (".csv", ".html")
+    ]
+    for text in [done.stdout, done.stderr, *written]:
+        assert not set(text) & set("\x1b\x07\r\x9b\u202e"), text[:300]
+    assert "carol\\x1b[2K\\x1b[1A\\x1b]0;TITLE\\x07\\x0d.ipynb" in done.stdout
+    assert "inner\\x1b[2K\\x1b[1A\\x1b]0;TITLE\\x07\\x0d.zip" in done.stderr
+
+
+def test_one_function_makes_every_text_printable():
+    from nbcore.classroom.display import escape, printable
+
+    assert printable("a\x1b[31mb\x07c\rd\ne\x9bf\u202eg\u2066h") == (
+        "a\\x1b[31mb\\x07c\\x0dd\\x0ae\\x9bf\\u202eg\\u2066h"
+    )
+    assert printable(os.fsdecode(b"zz\xfe.ipynb")) == "zz\\xfe.ipynb"
+    assert printable("Zoë 名前 ok") == "Zoë 名前 ok"
+    assert escape("<\x1b>") == "&lt;\\x1b&gt;"
+
+
+def _fixture_points():
+    from classroom_helpers import FIXTURE
+
+    from nbcore.classroom.markup import find_exercises
+    from nbcore.classroom.student import read_chapter
+
+    return {e.id: e.points for e in find_exercises(read_chapter(FIXTURE))}
+
+
+def test_unanswered_from_the_sandbox_carries_only_the_graders_reasons():
+    import numpy as np
+
+    from nbcore.answers import Opaque, Unanswered, dumps, loads
+    from nbcore.classroom.run import _checked_text
+
+    def reason(value, name="p"):
+        return loads(_checked_text(dumps(value), name)).reason
+
+    assert reason(Unanswered("grader crashed: please override")) == (
+        "your answer is a stand-in object (Unanswered), not a value"
+    )
+    # the driver's own reasons, rewritten by the grader from their kind
+    said = "your code does not define anything: please override"
+    assert reason(Unanswered(said), "p_x") == (
+        "your code does not define p_x: store your answer in p_x"
+    )
+    assert reason(Unanswered("reading your answer raised PleaseOverride")) == (
+        "reading your answer raised an exception"
+    )
+    nested = np.empty(2, dtype=object)
+    nested[:] = [Unanswered("grader crashed"), 1]
+    value = loads(_checked_text(dumps([nested, {"a": Unanswered("x")}]), "p"))
+    assert isinstance(value[0][0], Opaque) and isinstance(value[1]["a"], Opaque)
+    assert "grader crashed" not in _checked_text(dumps([nested]), "p")
+    assert _checked_text(dumps([1.5, "unanswered"]), "p") == dumps([1.5, "unanswered"])
+
+
+@pytest.mark.parametrize(
+    "path, root, expected",
+    [
+        (f"{MOODLE_BOB}/sub/x_999_99999999_90_spam.ipynb", ".", ("moodle", "102")),
+        (f"{MOODLE_BOB}/{MOODLE_ALICE}/90_spam.ipynb", ".", ("moodle", "102")),
+        (f"{MOODLE_ALICE}/90_spam.ipynb", ".", ("moodle", "101")),
+        # the instructor's folders above the folder graded are not uploads
+        (
+            f"x_4_assignsubmission_file_/{MOODLE_ALICE}/90_spam.ipynb",
+            "x_4_assignsubmission_file_",
+            ("moodle", "101"),
+        ),
+        (f"{MOODLE_ALICE}/90_spam.ipynb", MOODLE_ALICE, ("moodle", "101")),
+        ("canvas/ames_1001_5001_90_spam.ipynb", "canvas", ("canvas", "1001")),
+    ],
+)
+def test_a_folder_is_read_as_its_zip_is(path, root, expected):
+    from nbcore.classroom import unpack
+
+    zipped = Path("work") / unpack.UNPACKED / "0" / path
+    assert unpack.uploader(Path("download") / path, Path("download") / root) == expected
+    if root == ".":
+        assert unpack.uploader(zipped) == expected
+
+
+def test_a_notebook_with_a_byte_order_mark_is_read(tmp_path):
+    from classroom_helpers import FIXTURE
+
+    from nbcore.classroom.screen import read_submission
+
+    path = tmp_path / "90_spam.ipynb"
+    path.write_bytes(b"\xef\xbb\xbf" + FIXTURE.read_bytes())
+    assert read_submission(path).cells
+
+
+def test_a_link_in_a_folder_is_listed_among_the_refused_files(tmp_path):
+    from nbcore.classroom.unpack import collect
+
+    folder = tmp_path / "download"
+    (folder / "s1").mkdir(parents=True)
+    (folder / "s1" / "90_spam.ipynb").write_text("{}")
+    (folder / "s1" / "linked.ipynb").symlink_to(tmp_path / "elsewhere.ipynb")
+    found, refused, _ = collect([folder], tmp_path / "work")
+    assert found == [folder]
+    assert refused == [("download/s1/linked.ipynb", "a symbolic link: not followed")]
+
+
+class _Reduce:
+    """An object whose unpickling runs code (what a .npy of an object array may hold)."""
+
+    def __init__(self, code):
+        self.code = code
+
+    def __reduce__(self):
+        import builtins
+
+        return (builtins.exec, (self.code,))
+
+
+def _npy_running(code):
+    import io
+
+    import numpy as np
+
+    array = np.empty(1, dtype=object)
+    array[0] = _Reduce(code)
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=True)
+    return buffer.getvalue().hex()
+
+
+def test_the_published_solution_run_through_any_kind_of_runner_is_noted():
+    """The attacks: the published solution, hex-encoded, run through trace.Trace().run, through
+    np.load(..., allow_pickle=True) of a .npy whose pickle runs it, or written to a module in
+    /tmp and imported: full marks and no note. Now the rules go by kind: runners of code,
+    deserialisers that can run code, a module written at run time; honest answers stay
+    unnoted."""
+    from types import SimpleNamespace as Namespace
+
+    from nbcore.classroom.results import SubmissionResult
+    from nbcore.classroom.similarity import flag_similar
+
+    solution = "p_offer_spam = (counts[0] + 1) / (counts.sum() + 3)\n"
+    code = solution.encode().hex()
+    module = ("from __main__ import *\n" + solution).encode().hex()
+    npy = _npy_running("import __main__\nexec(" + repr(solution) + ", __main__.__dict__)")
+    attacks = {
+        "trace": "import trace\nused = (counts)\n"
+        f"trace.Trace(count=0, trace=0).run(bytes.fromhex('{code}').decode())",
+        "trace_from": f"from trace import Trace as T\nT().run(bytes.fromhex('{code}').decode())",
+        "npload": f"import io\nnp.load(io.BytesIO(bytes.fromhex('{npy}')), allow_pickle=True)",
+        "npload_positional": f"import io\nnp.load(io.BytesIO(bytes.fromhex('{npy}')), None, True)",
+        "read_pickle": "p_offer_spam = pd.read_pickle(io.BytesIO(blob))",
+        "joblib": "import joblib\np_offer_spam = joblib.load(path)",
+        "marshal_from": "from marshal import loads as l\nf = l(blob)",
+        "shelve": "import shelve\np_offer_spam = shelve.open('/tmp/s')['p']",
+        "pdb": "import pdb\npdb.run(text)",
+        "doctest": "import doctest\ndoctest.run_docstring_examples(f, {})",
+        "module": "import sys, os\nos.makedirs('/tmp/mods', exist_ok=True)\n"
+        f"open('/tmp/mods/m1.py', 'w').write(bytes.fromhex('{module}').decode())\n"
+        "sys.path.insert(0, '/tmp/mods')\nfrom m1 import *",
+        "module_in_cwd": f"open('m1.py', 'w').write(bytes.fromhex('{module}').decode())\n"
+        "from m1 import *",
+        "shadowed_stdlib": f"open('colorsys.py', 'w').write(bytes.fromhex('{module}').decode())\n"
+        "from colorsys import *",
+    }
+    honest = {
+        "short": "p_offer_spam = 6 / 14",
+        "stdlib": "import math\np_offer_spam = math.comb(6, 2) / math.comb(14, 2)",
+        "counter": "from collections import Counter\nc = Counter(words)\np_offer_spam = c[0]",
+        "matrix_trace": "p_offer_spam = np.trace(np.diag(counts)) / counts.sum()",
+        "json": "import json\np_offer_spam = json.loads('[0.4]')[0]",
+        "reads_a_file": "with open('notes.txt') as f:\n    text = f.read()\np_offer_spam = 0.4",
+        "package": "from sklearn.naive_bayes import MultinomialNB\nmodel = MultinomialNB()",
+        "payload_name": "loaded = 3\npayload = loaded / 7",
+    }
+    sources = {**attacks, **honest}
+    chapter = Namespace(
+        nb=Namespace(cells=[Namespace(source=solution)]),
+        exercises=[Namespace(id="90.1", solution_cells=[0])],
+    )
+    plans = [
+        Namespace(
+            number=n,
+            answers={"90.1": [source]},
+            result=SubmissionResult(Path(f"{name}.ipynb"), "90", student=name),
+        )
+        for n, (name, source) in enumerate(sources.items())
+    ]
+    notes = flag_similar(chapter, plans)
+    by_name = {name: notes.get((n, "90.1"), []) for n, name in enumerate(sources)}
+    for name in attacks:
+        assert [n for n in by_name[name] if "runs code from a" in n], name
+    for name in honest:
+        assert by_name[name] == [], name
+    # a module written in one answer and imported in another
+    plan = Namespace(
+        number=0,
+        answers={"90.1": ["open('colorsys.py', 'w').write(text)"], "90.2": ["import colorsys"]},
+        result=SubmissionResult(Path("x.ipynb"), "90", student="x"),
+    )
+    chapter.exercises.append(Namespace(id="90.2", solution_cells=[0]))
+    notes = flag_similar(chapter, [plan])
+    assert notes[(0, "90.2")] == ["90.2 may use code run from a file written in 90.1"]

@@ -395,7 +395,7 @@ def test_csv_cells_are_never_formulas():
         "'+1",
         "'-1",
         "'@SUM(A1)",
-        "'\tx",
+        "\\x09x",  # a control character is written as its escape: no longer a separator
         "ok",
         3,
         -2,
@@ -424,9 +424,11 @@ def test_no_piece_of_a_csv_cell_is_a_formula_in_any_separator(tmp_path):
             for piece in row:
                 for line in piece.splitlines():
                     assert not line.lstrip(' "').startswith(tuple("=+-@")), (separator, piece)
-    # read back with the comma, the text is the student's, behind apostrophes only
+    # read back with the comma, the text is the student's, behind apostrophes only, its
+    # control characters written as escapes
     rows = list(csv.reader(io.StringIO(text)))[1:]
-    assert [r[0].replace("'", "") for r in rows] == [h.replace("'", "") for h in hostile]
+    shown = [h.replace("\n", "\\x0a").replace("\t", "\\x09") for h in hostile]
+    assert [r[0].replace("'", "") for r in rows] == [h.replace("'", "") for h in shown]
 
 
 def test_make_grade_target():

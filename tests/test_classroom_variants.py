@@ -55,7 +55,11 @@ def variants(tmp_path_factory):
     copied = with_answers(copies["bob"], {**solution, "90.5": f"variances = np.array({variances})"})
     nbformat.write(copied, folder / "bob_copied_alice.ipynb")
     literal = {**solution, "90.5": f"variances = np.array({variances})"}
-    nbformat.write(with_answers(copies["alice"], literal), folder / "alice_literal.ipynb")
+    # from another upload (a Moodle submission folder): of one upload, only the latest copy of
+    # a student runs, and this one must run too
+    again = folder / "Alice A_7_assignsubmission_file_"
+    again.mkdir()
+    nbformat.write(with_answers(copies["alice"], literal), again / "alice_literal.ipynb")
     edited = with_answers(copies["alice"], literal)
     edited.metadata["nbcore"]["student"] = "bob"
     nbformat.write(edited, folder / "alice_edited_id.ipynb")

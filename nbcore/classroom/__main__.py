@@ -8,6 +8,7 @@ from pathlib import Path
 
 from nbcore.classroom import term
 from nbcore.classroom.course import CourseError, load_course
+from nbcore.classroom.display import printable
 from nbcore.classroom.grading import GradingError, format_report, grade
 from nbcore.classroom.markup import ExerciseFormatError
 from nbcore.classroom.overrides import OverrideError, add_override
@@ -171,6 +172,7 @@ def _regrade(args):
         jobs=args.jobs,
         secret=secret,
         unsandboxed=args.unsandboxed,
+        latest=False,  # the stored copies are the ones graded: each is graded again
     )
     term.restore(results, records)
     refused, args.refused_files = term.stored_refusals(args.state)
@@ -178,7 +180,7 @@ def _regrade(args):
     changes = term.regrade_changes(results, records)
     for student, chapter, exercise, before, after in changes:
         print(
-            f"changed: student {student}, chapter {chapter}, exercise {exercise}: "
+            f"changed: student {printable(student)}, chapter {chapter}, exercise {exercise}: "
             f"{before} -> {after}"
         )
     print(f"{len(changes)} scores changed in {len(results)} submissions")
@@ -212,7 +214,7 @@ def main(argv=None):
         with tempfile.TemporaryDirectory(prefix="nbcore-unpack-") as work:
             return _grade(args, work)
     except errors as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {printable(error)}", file=sys.stderr)
         return 2
 
 
@@ -223,7 +225,7 @@ def _grade(args, work):
     args.times = read_times(args.submitted) if args.submitted else {}
     args.paths, args.refused_files, args.from_zip = collect(given, work)
     for name, reason in args.refused_files:
-        print(f"refused {name}: {reason}", file=sys.stderr)
+        print(f"refused {printable(name)}: {printable(reason)}", file=sys.stderr)
     folders = [p if p.is_dir() else p.parent for p in given if p.is_dir() or p.suffix == ".zip"]
     out = Path(args.out) if args.out else (folders[0] if folders else None)
     if out is None and (setting[0] or setting[1]):
@@ -252,6 +254,8 @@ def _grade(args, work):
         log=lambda message: None,
         progress=progress,
         similar=args.similar,
+        times=args.times,
+        from_zip=args.from_zip,
     )
     if interactive:
         print(file=sys.stderr)

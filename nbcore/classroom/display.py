@@ -6,6 +6,7 @@ cannot grow without bound, run in a browser, or name a path outside a folder.
 
 import hashlib
 import html
+import os
 import re
 import reprlib
 
@@ -13,7 +14,7 @@ import numpy as np
 
 from nbcore.answers import Unanswered, loads
 
-__all__ = ["value_text", "answer_text", "safe_name", "escape", "MAX_VALUE_CHARS"]
+__all__ = ["value_text", "answer_text", "safe_name", "escape", "printable", "MAX_VALUE_CHARS"]
 
 MAX_VALUE_CHARS = 160  # a value shown on a page: at most this many characters
 
@@ -24,9 +25,37 @@ _SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxdict = _SHORT.maxset = 6
 _SHORT.maxlevel = 3
 
 
-def _printable(text):
-    """``text`` with lone surrogates (undecodable bytes of a file name) written as escapes."""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+# C0 and C1 control characters (ESC starts a terminal's commands, CR and BS move its cursor,
+# BEL rings), DEL, and the marks that reorder text on screen (bidi overrides and isolates)
+_CONTROLS = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
+
+
+def printable(text):
+    """``text`` safe to print on a terminal or to write into a report, as one line.
+
+    Bytes of a file name that are not UTF-8 (which Python holds as lone surrogates) are
+    written as escapes, b"zz\\xfe.ipynb" as "zz\\xfe.ipynb"; so are control characters (ESC,
+    CR, LF, BEL, C1) and the bidirectional overrides: "\\x1b", "\\r", "\\u202e". Every text a
+    student can choose (a file name, an id, a hint, a value) goes through here before it is
+    printed or written: it cannot move the cursor, repaint a line, set the window's title or
+    reorder the text around it.
+    """
+    text = str(text)
+    try:
+        text = os.fsencode(text).decode("utf-8", "backslashreplace")
+    except UnicodeError:  # a lone surrogate that does not stand for a byte
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return _CONTROLS.sub(_escaped, text)
+
+
+def _escaped(match):
+    code = ord(match[0])
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+_printable = printable
 
 
 def value_text(value):

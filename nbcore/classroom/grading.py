@@ -50,6 +50,7 @@ from nbcore.classroom.screen import (
     submission_paths,
 )
 from nbcore.classroom.similarity import SIMILAR, flag_similar
+from nbcore.classroom.unpack import order_key, uploader
 
 __all__ = [
     "PASSED",
@@ -60,6 +61,7 @@ __all__ = [
     "SubmissionResult",
     "GradingError",
     "grade",
+    "supersede",
     "format_report",
     "write_gradebook",
     "write_gradebooks",
@@ -107,6 +109,46 @@ def _check(batch, work, cell_timeout):
         _check([plan], work, cell_timeout)
 
 
+def supersede(plans, times, from_zip):
+    """Set aside all but the latest copy of a student that one account handed in for a chapter.
+
+    A student who hands in many copies (an LMS takes several files per submission) would
+    otherwise have each of them run to its limits, delaying and bloating everyone's grading.
+    Copies are grouped by chapter, LMS account (:func:`nbcore.classroom.unpack.uploader`)
+    and the student a verified copy is sealed for (an account's copies that are not verified
+    form one group; a file that names neither an account nor a verified student is its own
+    group). In each group only the latest copy (:func:`~nbcore.classroom.unpack.order_key`)
+    is run; the others get ``result.superseded`` and are not run. A group never holds two
+    students' verified copies, so one account's copies never displace another student's
+    row. Returns the plans set aside.
+    """
+    groups = {}
+    for plan in plans:
+        if plan.chapter is None:
+            continue
+        result = plan.result
+        account = uploader(plan.path, result.root)
+        if result.verified:
+            who = ("student", result.student)
+        elif account is not None:
+            who = ("not verified",)
+        else:
+            continue
+        groups.setdefault((plan.chapter.name, account, who), []).append(plan)
+    dropped = []
+    for group in groups.values():
+        keys = {}
+        for plan in group:
+            keys[plan.number] = order_key(plan.result, times, from_zip)
+            plan.result.submitted = None  # set again, with the student's final name, later
+        group.sort(key=lambda p: keys[p.number])
+        for plan in group[:-1]:
+            plan.result.superseded = group[-1].result
+            plan.chapter = None
+            dropped.append(plan)
+    return dropped
+
+
 def _clock(seconds):
     seconds = int(seconds)
     return f"{seconds // 60}:{seconds % 60:02d}"
@@ -126,6 +168,9 @@ def grade(
     log=None,
     progress=None,
     similar=SIMILAR,
+    latest=True,
+    times=None,
+    from_zip=None,
 ):
     """Grade notebooks (files or folders of them) against the book's copies in ``solutions``.
 
@@ -156,6 +201,13 @@ def grade(
     similar : float, default=0.9
         Answers at least this similar to the published solution or to a classmate's answer
         are noted in the gradebook (:mod:`nbcore.classroom.similarity`); scores are kept.
+    latest : bool, default=True
+        Run only the latest copy of each student that one LMS account (or, for files that
+        name no account, the folder graded) handed in for a chapter; the others are listed as
+        superseded, not run (:func:`supersede`). False grades every file (a regrade).
+    times, from_zip : optional
+        The submission times (``--submitted``) and the files that came out of a ZIP, for
+        telling which copy is the latest (:func:`nbcore.classroom.unpack.order_key`).
 
     Returns
     -------
@@ -176,12 +228,15 @@ def grade(
     chapters = book_chapters(solutions)
     jobs = max(1, jobs or os.cpu_count() or 1)
     settings = Settings(timeout, chapter_timeout, budget, limits or Limits(), not unsandboxed)
-    loaded = {}
+    loaded, roots = {}, {}
     plans = [
         plan_submission(n, p, chapters, loaded, secret)
-        for n, p in enumerate(submission_paths(paths))
+        for n, p in enumerate(submission_paths(paths, roots))
     ]
+    for plan in plans:
+        plan.result.root = roots.get(plan.path)
     check_seals(plans, secret)
+    superseded = supersede(plans, times or {}, from_zip or set()) if latest else []
     for plan in plans:
         if plan.result.refused:
             log(f"refused {plan.path}: {plan.result.refused}")
@@ -242,9 +297,9 @@ def grade(
             plan.result.results = [
                 ExerciseResult(ex.id, ex.points, NOT_ATTEMPTED) for ex in plan.chapter.exercises
             ]
-        refused = [p for p in plans if p.chapter is None]
-        if blank or refused:
-            finish(blank + refused)
+        refused = [p for p in plans if p.chapter is None and p not in superseded]
+        if blank or refused or superseded:
+            finish(blank + refused + superseded)
         queue = [p for p in waiting if p not in blank]
         ready = {}  # chapter -> plans whose code ran, waiting for their checks
         running = {}

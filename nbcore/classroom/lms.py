@@ -39,6 +39,8 @@ def roster_results(results, roster, chapter):
     strict = any(r.verified for r in mine)  # with the course secret, only sealed copies count
     chosen, unmatched = {}, []
     for result in sorted(mine, key=lambda r: r.order or (-1, 0.0, r.path.as_posix())):
+        if result.superseded is not None:
+            continue  # not run: a later copy of the same student stands for it
         ok = result.student in roster and not result.refused and not result.mismatch
         ok = ok and result.results
         if ok and (result.verified or not strict):

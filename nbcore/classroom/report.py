@@ -5,7 +5,10 @@ import os
 import re
 from pathlib import Path
 
+from nbcore.classroom.display import printable
 from nbcore.classroom.results import REFUSED
+
+SUPERSEDED = "superseded"
 
 __all__ = [
     "format_report",
@@ -17,42 +20,36 @@ __all__ = [
 
 
 def format_report(result, base=None):
-    """The table printed for one submission."""
+    """The table printed for one submission (every text a student chose made printable)."""
     name = _name(result, base)
     if result.refused:
-        return _printable(f"{name}: refused, not graded: {result.refused}")
-    student = f", student {result.student}" if result.student else ""
+        return f"{name}: refused, not graded: {printable(result.refused)}"
+    if result.superseded is not None:
+        return f"{name}: superseded by {_name(result.superseded, base)}, not graded"
+    student = f", student {printable(result.student)}" if result.student else ""
     lines = [f"{name} (chapter {result.chapter}{student}): {result.score} / {result.out_of} points"]
     width = max([len("exercise")] + [len(r.exercise) for r in result.results])
     lines.append(f"  {'exercise':<{width}}  points  out of  {'result':<13}  hint")
     for r in result.results:
-        row = f"  {r.exercise:<{width}}  {r.earned:>6}  {r.points:>6}  {r.status:<13}  {r.hint}"
+        hint = printable(r.hint)
+        row = f"  {r.exercise:<{width}}  {r.earned:>6}  {r.points:>6}  {r.status:<13}  {hint}"
         lines.append(row.rstrip())
     if result.late:
         late = result.late
         lines.append(
             f"  late: {late.note}, -{late.penalty:g} points: {result.final:g} / {result.out_of}"
         )
-    lines += [f"  note: {problem}" for problem in result.problems]
-    return _printable("\n".join(lines))
-
-
-def _printable(text):
-    """``text`` as valid Unicode: bytes of a file name that are not UTF-8 (which Python holds as
-    lone surrogates) are written as escapes, b"zz\\xfe.ipynb" as "zz\\xfe.ipynb"."""
-    try:
-        return os.fsencode(text).decode("utf-8", "backslashreplace")
-    except UnicodeError:  # a lone surrogate that does not stand for a byte
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    lines += [f"  note: {printable(problem)}" for problem in result.problems]
+    return "\n".join(lines)
 
 
 def _name(result, base):
     if base is not None:
         try:
-            return _printable(result.path.relative_to(base).as_posix())
+            return printable(result.path.relative_to(base).as_posix())
         except ValueError:
             pass
-    return _printable(result.path.as_posix())
+    return printable(result.path.as_posix())
 
 
 _FORMULA = re.compile(r"^[=+\-@\t\r]")
@@ -67,7 +64,7 @@ def cell(value):
     with an apostrophe, and so is every piece of it that starts after a separator."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return value
-    text = _PIECE.sub(r"\1\2'", str(value))
+    text = _PIECE.sub(r"\1\2'", printable(value))
     return "'" + text if _FORMULA.match(text) else text
 
 
@@ -122,7 +119,7 @@ def write_gradebooks(results, folder, base=None):
             if result.refused:
                 notes.append(f"refused: {result.refused}")
             if len(entries) > 1:
-                others = ", ".join(_name(r, base) for _, r in entries[:-1])
+                others = ", ".join(_listed(r, base) for _, r in entries[:-1])
                 notes.append(f"graded the latest of {len(entries)} submissions; also: {others}")
             if result.late:
                 notes.append(f"{result.late.note}: -{result.late.penalty:g} points")
@@ -147,6 +144,21 @@ def write_gradebooks(results, folder, base=None):
                     0,
                     REFUSED,
                     result.refused,
+                    "",
+                ]
+            )
+        if result.superseded is not None:
+            later = _name(result.superseded, base)
+            rows.append(
+                [
+                    result.student,
+                    _name(result, base),
+                    result.chapter,
+                    "",
+                    0,
+                    0,
+                    SUPERSEDED,
+                    f"not run: {later} is a later copy from the same account",
                     "",
                 ]
             )
@@ -183,13 +195,29 @@ def submissions_by_student(chapter_results, base=None):
     """{row name: [(order, result)], the latest last} of one chapter's results: the rows of its
     gradebook (see :func:`write_gradebooks` for who gets a row of their own)."""
     verified = {result.student for result in chapter_results if result.verified}
-    rows = {}
+    rows, keys = {}, {}
     for result in chapter_results:
+        if result.superseded is not None:
+            continue
         key = result.student or result.path.stem
         if result.refused or result.mismatch or (key in verified and not result.verified):
             key = _name(result, base)  # never the row of a verified student
+        keys[id(result)] = key
         rows.setdefault(key, []).append((_order(result, base), result))
-    return {key: sorted(entries, key=lambda pair: pair[0]) for key, entries in rows.items()}
+    for result in chapter_results:  # in the row of the copy graded instead, before it
+        if result.superseded is not None:
+            key = keys.get(id(result.superseded), _name(result, base))
+            rows.setdefault(key, []).append(((), result))
+    ranked = {}
+    for key, entries in rows.items():
+        ranked[key] = sorted(entries, key=lambda pair: (pair[1].superseded is None, pair[0]))
+    return ranked
+
+
+def _listed(result, base):
+    """A submission's name in a note, "(superseded, not run)" after it when it was not run."""
+    name = _name(result, base)
+    return f"{name} (superseded, not run)" if result.superseded is not None else name
 
 
 def _order(result, base):

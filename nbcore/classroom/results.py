@@ -75,6 +75,8 @@ class SubmissionResult:
     seed: int | None = None  # the variant it was graded on (None: the book's numbers)
     order: tuple = ()  # sorts a student's submissions, the latest last (see unpack.py)
     mismatch: str = ""  # why this graded copy is not given to the student it names
+    root: Path | None = None  # the folder given to grade that it was found in, if any
+    superseded: object = None  # the later submission graded instead (this one is not run)
 
     @property
     def score(self):

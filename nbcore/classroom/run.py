@@ -13,7 +13,16 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from nbcore.answers import MAX_ANSWER_BYTES, Unanswered, dumps, loads
+import numpy as np
+
+from nbcore.answers import (
+    MAX_ANSWER_BYTES,
+    Opaque,
+    SubmittedEstimator,
+    Unanswered,
+    dumps,
+    loads,
+)
 from nbcore.classroom.liveness import MAX_SOURCE, skippable_cells
 from nbcore.classroom.markup import bound_names, loaded_names
 from nbcore.classroom.results import Step
@@ -188,7 +197,7 @@ def run_student_code(steps, slot, settings):
                     if step.kind == "export":
                         request = {"export": step.name, "attribute": step.attribute}
                         reply = box.request(request, seconds)
-                        texts[step.owner] = _checked_text(reply.get("value"))
+                        texts[step.owner] = _checked_text(reply.get("value"), step.name)
                         continue
                     reply = box.request(
                         {"run": step.source, "limit": seconds}, seconds + GRACE_SECONDS
@@ -223,12 +232,59 @@ def run_student_code(steps, slot, settings):
             return texts, failed, problems
 
 
-def _checked_text(text):
-    """The answer text if it is a valid, size-capped encoded answer, else an Unanswered's."""
+def _checked_text(text, name="the answer"):
+    """The answer text if it is a valid, size-capped encoded answer, else an Unanswered's.
+
+    Whatever comes out of the sandbox is the student's: an ``Unanswered`` in it (which the
+    student's code can make, with any reason) never carries its own text to the hint. Its
+    reason is one the grader writes: the driver's known reasons, rewritten from their kind
+    (``name``: the answer's name), or "a stand-in object" for any other; one nested in the
+    value becomes a stand-in of that class.
+    """
     if not isinstance(text, str) or len(text) > MAX_ANSWER_BYTES:
         return dumps(Unanswered("your answer is too large to grade"))
     try:
-        loads(text)
+        value = loads(text)
     except ValueError:
         return dumps(Unanswered("your answer could not be read"))
+    if isinstance(value, Unanswered):
+        return dumps(Unanswered(_grader_reason(value.reason, name)))
+    if '"unanswered"' in text:
+        return dumps(_without_unanswered(value))
     return text
+
+
+def _grader_reason(reason, name):
+    """The grader's text for the reason the sandbox reported (see ``export_text``)."""
+    if reason.startswith("your code does not define "):
+        return f"your code does not define {name}: store your answer in {name}"
+    if reason.startswith("reading your answer raised "):
+        return "reading your answer raised an exception"
+    if reason.startswith("your answer could not be read"):
+        return "your answer could not be read"
+    if reason == "your answer is too large to grade":
+        return reason
+    return "your answer is a stand-in object (Unanswered), not a value"
+
+
+def _without_unanswered(value):
+    """``value`` with every Unanswered nested in it replaced by a stand-in of its class."""
+    if isinstance(value, Unanswered):
+        return Opaque("Unanswered")
+    if isinstance(value, (list, tuple)):
+        return type(value)(_without_unanswered(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _without_unanswered(item) for key, item in value.items()}
+    if isinstance(value, np.ndarray) and value.dtype == object:
+        items = [_without_unanswered(item) for item in value.reshape(-1).tolist()]
+        array = np.empty(len(items), dtype=object)
+        array[:] = items
+        return array.reshape(value.shape)
+    if isinstance(value, SubmittedEstimator):
+        attributes = {k: v for k, v in vars(value).items() if k not in ("type_name", "_params")}
+        return SubmittedEstimator(
+            value.type_name,
+            _without_unanswered(value.get_params()),
+            _without_unanswered(attributes),
+        )
+    return value

@@ -30,16 +30,22 @@ __all__ = [
 MAX_NOTEBOOK_BYTES = 20_000_000
 
 
-def submission_paths(paths):
-    """The notebooks to grade: the files given, and every .ipynb under the folders given."""
+def submission_paths(paths, roots=None):
+    """The notebooks to grade: the files given, and every .ipynb under the folders given.
+
+    ``roots``, a dict, receives {notebook: the folder given that it was found in}.
+    """
     found = []
     for path in map(Path, paths):
         if path.is_dir():
-            found += sorted(
+            inside = sorted(
                 p
                 for p in path.rglob("*.ipynb")
                 if ".ipynb_checkpoints" not in p.parts and not p.is_symlink()
             )
+            found += inside
+            if roots is not None:
+                roots.update(dict.fromkeys(inside, path))
         elif path.is_file():
             found.append(path)
         else:
@@ -65,7 +71,7 @@ def read_submission(path):
     if size > MAX_NOTEBOOK_BYTES:
         raise Refused(f"the file is {size} bytes, more than the {MAX_NOTEBOOK_BYTES} allowed")
     try:
-        with path.open(encoding="utf-8") as file:
+        with path.open(encoding="utf-8-sig") as file:  # a byte order mark is left out
             nb = nbformat.read(file, as_version=4)
     except Exception as error:
         reason = " ".join(str(error).split())[:200]

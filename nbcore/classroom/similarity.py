@@ -22,16 +22,33 @@ tightly specified exercise can look alike: a flag is a reason to read both, not 
 
 Code hidden in a string escapes the comparison (``exec(bytes.fromhex("7072..."))`` has none of
 the solution's tokens), so an answer that names any way of running code it builds at run time
-is noted too, "runs code from a string": ``exec``, ``eval``, ``compile``, ``__import__``,
-``builtins``, ``importlib``, ``marshal``, IPython's ``run_cell`` and ``run_line_magic``, the
-``%run`` magic (an alias ``run = exec`` or ``getattr(builtins, ...)`` names one of them too).
+is noted too, "runs code from a string". The rules go by kind, not by a list of single calls:
+
+* runners of code as text or as code objects: ``exec``, ``eval``, ``compile``,
+  ``__import__``, ``builtins``, code and function objects, ``__main__`` and namespaces
+  (``globals``, ``vars``, ``__dict__``, ``getattr``), the standard library's runners
+  (``trace``, the debuggers, ``doctest``, ``runpy``, profilers and timers), IPython's shell
+  object and its magics (``%run``; an alias ``run = exec`` names one of them too), shells;
+* deserialisers that can run code: anything named like pickle (``allow_pickle``,
+  ``read_pickle``), ``marshal``, ``shelve``, ``joblib``, ``dill``, and any call named
+  ``load``/``loads`` other than json's (``np.load(f, None, True)`` unpickles too);
+* importing such a module at all (``import trace``), and changing where Python looks for
+  modules (``sys.path``, ``sys.modules``).
+
+Code can also come from a file the answer writes and then imports: an answer that imports a
+module that is not installed (neither the standard library's nor a package's), or that both
+writes a file and imports, is noted "runs code from a file"; an answer that imports while
+another answer writes a file is noted "may use code run from a file written in ...".
 An answer longer than ``MAX_COMPARED`` characters is not compared (reading it would cost the
 grader time and memory without bound); it is noted "too long to compare" instead.
 """
 
+import functools
+import importlib.metadata
 import io
 import keyword
 import re
+import sys
 import tokenize
 
 __all__ = [
@@ -41,6 +58,9 @@ __all__ = [
     "tokens",
     "similarity",
     "runs_code_from_string",
+    "runs_code_from_file",
+    "imported_modules",
+    "RUNNER_MODULES",
     "flag_similar",
     "MAX_COMPARED",
 ]
@@ -78,24 +98,82 @@ def tokens(sources):
 _RUNNERS = re.compile(
     # Python's own ways (exec, eval, compile, imports by name, code objects, unpickling,
     # profilers and timers that take code as text)
-    r"\b(exec|eval|compile|__import__|builtins|__builtins__|importlib|marshal|runpy|pickle|"
-    r"cPickle|dill|cloudpickle|shelve|jsonpickle|FunctionType|CodeType|__code__|__globals__|"
-    r"ctypes|cProfile|profile|runctx|timeit|InteractiveInterpreter|InteractiveConsole|getattr|"
-    r"globals|"
+    r"\b(exec|eval|compile|__import__|builtins|__builtins__|importlib|marshal|runpy|\w*pickle\w*|"
+    r"\w*Pickle\w*|dill|shelve|joblib|copyreg|FunctionType|CodeType|ModuleType|__code__|"
+    r"__globals__|__main__|__dict__|__getattribute__|__reduce\w*__|__setstate__|vars|"
+    r"attrgetter|methodcaller|ctypes|cProfile|profile|runctx|timeit|InteractiveInterpreter|"
+    r"InteractiveConsole|getattr|globals|"
+    # deserialisers that can run code (np.load with allow_pickle, given in any way; pickle's
+    # kin; YAML's full loader): any load that json's is not
+    r"load|loads|unsafe_load|full_load|UnsafeLoader|FullLoader|Unpickler|"
+    # runners of code objects and of code as text in the standard library: trace, the
+    # debuggers, doctest, codeop, running a module or file by its name or path
+    r"Trace|runfunc|runcall|runeval|Pdb|Bdb|pdb|bdb|doctest|DocTest\w*|testmod|testfile|codeop|"
+    r"settrace|setprofile|run_module|run_path|exec_module|load_module|spec_from_\w+|zipimport|"
+    r"pkgutil|addsitedir|PYTHONPATH|"
     # IPython's (any use of the shell object: .ex, .ev, .run_cell, .run_code, magics)
     r"get_ipython|run_cell|run_cell_magic|run_line_magic|subprocess|system|popen|spawn\w*)\b"
+    # where Python looks for modules: a folder the answer wrote a module into
+    r"|\bsys\s*\.\s*(path|meta_path|path_hooks|path_importer_cache|modules)\b"
 )
+# modules whose import is a way of running code (``from trace import Trace``); their names
+# alone are too common to be flagged (``np.trace``)
+RUNNER_MODULES = {
+    "trace",
+    "pdb",
+    "bdb",
+    "code",
+    "codeop",
+    "doctest",
+    "runpy",
+    "profile",
+    "cProfile",
+    "timeit",
+    "importlib",
+    "imp",
+    "zipimport",
+    "pkgutil",
+    "pickle",
+    "_pickle",
+    "cPickle",
+    "pickletools",
+    "marshal",
+    "shelve",
+    "dill",
+    "cloudpickle",
+    "jsonpickle",
+    "joblib",
+    "copyreg",
+    "types",
+    "ctypes",
+    "subprocess",
+    "multiprocessing",
+    "concurrent",
+    "builtins",
+    "site",
+    "unittest",
+    "pydoc",
+    "__main__",
+}
 # magics and shell escapes written as such: %run, %load, %%script, !python (not "!=")
 _MAGICS = re.compile(
     r"^\s*%+(run|load|script|python\d?|bash|sh|writefile|file|timeit|prun)\b|^\s*!(?!=)",
     re.MULTILINE,
+)
+_IMPORT = re.compile(r"(?:^|[;:\n])[ \t]*import[ \t]+([^;\n]+)")
+_FROM = re.compile(r"(?:^|[;:\n])[ \t]*from[ \t]+(\S+)[ \t]+import\b")
+# calls that write a file (with any name: a module to import later, in any folder)
+_WRITES = re.compile(
+    r"\b(open|fdopen|write|writelines|write_text|write_bytes|savetxt|tofile|to_csv|"
+    r"copy\w*|move|rename|symlink|link|mkstemp|NamedTemporaryFile|TemporaryFile|"
+    r"writefile)\b"
 )
 
 
 def _code_only(source):
     """The source with its comments left out, so that a word in a comment ("compile the
     list", "system") is not taken for a call (string literals stay: a runner's name can be
-    spelled in one); the source as it is when it cannot be read as Python."""
+    spelled in one); the source as it is when it cannot be read as Python. Lines stay lines."""
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, IndentationError, SyntaxError, RecursionError):
@@ -106,14 +184,62 @@ def _code_only(source):
             continue
         if token.string == "compile" and previous[-2:] == ["re", "."]:
             continue  # re.compile makes a pattern, not code
+        if token.string in ("load", "loads") and previous[-2:] == ["json", "."]:
+            continue  # json's loads makes data, never code
         kept.append(token.string)
         previous.append(token.string)
     return " ".join(kept)
 
 
+def imported_modules(source):
+    """The top-level names of the modules the source imports ("." for a relative import)."""
+    code = _code_only(source)
+    found = set()
+    for match in _IMPORT.finditer(code):
+        for item in match[1].split(","):
+            words = item.split()
+            if words and words[0] not in ("(", "*"):
+                found.add(words[0].split(".")[0] or ".")
+    for match in _FROM.finditer(code):
+        found.add(match[1].split(".")[0] or ".")
+    return found
+
+
+@functools.cache
+def _installed():
+    """Top-level names of the modules that the grader's Python has (the sandbox has the same):
+    the standard library's and those of the installed packages."""
+    names = set(sys.stdlib_module_names) | set(sys.builtin_module_names)
+    try:
+        names |= set(importlib.metadata.packages_distributions())
+    except Exception:  # a broken installation lists nothing more: more is flagged
+        pass
+    return frozenset(names)
+
+
 def runs_code_from_string(sources):
     """Whether the cells name a way of running code built at run time (see the module)."""
-    return any(_MAGICS.search(source) or _RUNNERS.search(_code_only(source)) for source in sources)
+    for source in sources:
+        if _MAGICS.search(source) or _RUNNERS.search(_code_only(source)):
+            return True
+        if imported_modules(source) & RUNNER_MODULES:
+            return True
+    return False
+
+
+def writes_file(sources):
+    """Whether the cells call something that writes a file (see the module)."""
+    return any(_WRITES.search(_code_only(source)) for source in sources)
+
+
+def runs_code_from_file(sources):
+    """Whether the cells import a module that no installed package has (one written at run
+    time), or write a file and import a module (a written module may shadow an installed
+    one that is not loaded yet)."""
+    modules = set().union(*(imported_modules(source) for source in sources))
+    if modules - _installed():
+        return True
+    return bool(modules) and writes_file(sources)
 
 
 def _too_long(sources):
@@ -155,6 +281,12 @@ def flag_similar(chapter, plans, threshold=SIMILAR):
             for plan in plans
             if runs_code_from_string(plan.answers.get(exercise.id) or [])
         }
+        from_file = {
+            plan.number
+            for plan in plans
+            if plan.number not in hidden
+            and runs_code_from_file(plan.answers.get(exercise.id) or [])
+        }
         # a runner bound in one answer can be used in any other: name those too
         elsewhere = {
             plan.number: sorted(
@@ -163,7 +295,18 @@ def flag_similar(chapter, plans, threshold=SIMILAR):
                 if other != exercise.id and runs_code_from_string(sources or [])
             )
             for plan in plans
-            if plan.number not in hidden
+            if plan.number not in hidden | from_file
+        }
+        # a module written by one answer can be imported by another
+        written_in = {
+            plan.number: sorted(
+                other
+                for other, sources in plan.answers.items()
+                if other != exercise.id and writes_file(sources or [])
+            )
+            for plan in plans
+            if plan.number not in hidden | from_file
+            and any(imported_modules(s) for s in plan.answers.get(exercise.id) or [])
         }
         found_in = {}
         for plan, runs in answers:
@@ -181,9 +324,14 @@ def flag_similar(chapter, plans, threshold=SIMILAR):
             found = found_in.get(plan.number, [])
             if plan.number in hidden:
                 found.append(f"{exercise.id} runs code from a string")
+            elif plan.number in from_file:
+                found.append(f"{exercise.id} runs code from a file")
             elif elsewhere.get(plan.number):
                 where = ", ".join(elsewhere[plan.number])
                 found.append(f"{exercise.id} may use code run from a string in {where}")
+            elif written_in.get(plan.number):
+                where = ", ".join(written_in[plan.number])
+                found.append(f"{exercise.id} may use code run from a file written in {where}")
             if plan.number in long:
                 found.append(f"{exercise.id} is too long to compare")
             if found:

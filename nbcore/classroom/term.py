@@ -64,7 +64,7 @@ def _canvas_student(result, roster):
     one student but handed in from another student's account is given to neither: a student
     could otherwise replace a classmate's grade by uploading the classmate's copy later.
     """
-    account = uploader(result.path)
+    account = uploader(result.path, result.root)
     user = account[1] if account and account[0] == "canvas" else None
     if user is None or not roster or result.refused:
         return
@@ -94,22 +94,23 @@ def _shared_copies(results):
     several accounts), nothing tells whose account is whose: the latest copy is graded as
     usual, and every copy of the student says so, for the instructor to check.
     """
-    graded = [r for r in results if r.verified and not r.refused and uploader(r.path)]
+    graded = [r for r in results if r.verified and not r.refused and uploader(r.path, r.root)]
     students_of, accounts = {}, {}
     for r in graded:
-        students_of.setdefault((r.chapter, uploader(r.path)), set()).add(r.student)
-        accounts.setdefault((r.chapter, r.student), set()).add(uploader(r.path))
+        students_of.setdefault((r.chapter, uploader(r.path, r.root)), set()).add(r.student)
+        accounts.setdefault((r.chapter, r.student), set()).add(uploader(r.path, r.root))
     for r in graded:
         mine = accounts[(r.chapter, r.student)]
         if len(mine) < 2:
             continue
         names = ", ".join(sorted(a[1] for a in mine))
         suspect = {a for a in mine if len(students_of[(r.chapter, a)]) > 1}
-        if uploader(r.path) in suspect and mine - suspect:
+        account = uploader(r.path, r.root)
+        if account in suspect and mine - suspect:
             r.verified = False
             r.mismatch = (
                 f"the copy made for {r.student} was handed in from an account that handed in "
-                f"other students' copies too ({uploader(r.path)[1]}): counted for nobody, for "
+                f"other students' copies too ({account[1]}): counted for nobody, for "
                 "the instructor to decide"
             )
             r.problems.append(r.mismatch)

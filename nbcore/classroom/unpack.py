@@ -197,28 +197,31 @@ def _uploader(parts):
 _MOODLE_FLAT = re.compile(r"^.*?_(\d+)_assignsubmission_[a-z]+_")
 
 
-def uploader(path):
+def uploader(path, root=None):
     """Who handed a file in, as the LMS's download names it: ("moodle", participant id) from
     the Moodle folder of the submission, ("canvas", user id) from a Canvas download name, else
     None.
 
-    In a file unpacked from a ZIP, the first Moodle submission folder on its path is the LMS's
-    (inside it, folders and names are the student's and prove nothing); a Canvas name counts
-    only outside any Moodle folder. Elsewhere, the file's own folder and name (the folders
-    above are the instructor's).
+    The first Moodle submission folder on its path below the folder graded is the LMS's:
+    inside it, folders and names are the student's and prove nothing (Moodle lets a student
+    make folders in a submission, named like a classmate's submission folder or like a Canvas
+    download). A Canvas name counts only outside any Moodle folder. The same rule holds for a
+    folder graded as it is (``root``: the folder given; the folders above it are the
+    instructor's) and for a ZIP of it (the ZIP's own layout). A file given alone, or directly
+    in the folder given: its own folder.
     """
     path = Path(path)
     parts = path.parts
     if UNPACKED in parts:  # work/unpacked/<n>/<the ZIP's layout>
-        for folder in parts[parts.index(UNPACKED) + 2 : -1]:
-            match = MOODLE_FOLDER.search(folder)
-            if match:
-                return ("moodle", match[1])
-        user = canvas_user(path.name)
-        return ("canvas", user) if user is not None else None
-    match = MOODLE_FOLDER.search(path.parent.name)
-    if match:
-        return ("moodle", match[1])
+        folders = parts[parts.index(UNPACKED) + 2 : -1]
+    elif root is not None and path.is_relative_to(root):
+        folders = path.relative_to(root).parts[:-1] or parts[-2:-1]
+    else:
+        folders = parts[-2:-1]
+    for folder in folders:
+        match = MOODLE_FOLDER.search(folder)
+        if match:
+            return ("moodle", match[1])
     user = canvas_user(path.name)
     return ("canvas", user) if user is not None else None
 
@@ -306,7 +309,8 @@ def collect(paths, work):
     """The notebooks of ``paths`` (files, folders, ZIPs): (paths, refused, from ZIPs).
 
     ZIPs are unpacked into ``work/unpacked/<n>``; ``refused`` lists (name, reason) of what was
-    not unpacked; ``from_zip`` is the set of paths that came out of a ZIP.
+    not unpacked, and the symbolic links in the folders (never followed, never graded);
+    ``from_zip`` is the set of paths that came out of a ZIP.
     """
     found, refused, from_zip = [], [], set()
     for number, path in enumerate(map(Path, paths)):
@@ -317,6 +321,11 @@ def collect(paths, work):
             refused += [(f"{path.name}: {name}", reason) for name, reason in skipped]
         else:
             found.append(path)
+        if path.is_dir():  # links are never followed (they may lead out of the folder)
+            for link in sorted(path.rglob("*.ipynb")):
+                if link.is_symlink() and ".ipynb_checkpoints" not in link.parts:
+                    name = link.relative_to(path).as_posix()
+                    refused.append((f"{path.name}/{name}", "a symbolic link: not followed"))
     return found, refused, from_zip
 
 
@@ -359,7 +368,7 @@ def read_times(path):
 
 def order_key(result, times, from_zip):
     """How ``result`` sorts among its student's submissions (latest last); sets ``submitted``."""
-    account = uploader(result.path)
+    account = uploader(result.path, result.root)
     canvas = canvas_name(result.path.name) if account and account[0] == "canvas" else None
     number = str(result.chapter)[:2]
     when = times.get((result.student, number)) or times.get((result.student, ""))
