@@ -627,6 +627,11 @@ def test_the_published_solution_run_through_any_kind_of_runner_is_noted():
         "from m1 import *",
         "shadowed_stdlib": f"open('colorsys.py', 'w').write(bytes.fromhex('{module}').decode())\n"
         "from colorsys import *",
+        "frame_builtins": "import sys\nf = sys._getframe()\n"
+        f'f.f_builtins["ex" "ec"](bytes.fromhex("{code}").decode(), f.f_globals)',
+        "getattr_static": "import inspect\n"
+        "run = inspect.getattr_static(print.__self__, 'ex' 'ec')\n"
+        f"run(bytes.fromhex('{code}').decode(), inspect.currentframe().f_globals)",
     }
     honest = {
         "short": "p_offer_spam = 6 / 14",
@@ -637,6 +642,7 @@ def test_the_published_solution_run_through_any_kind_of_runner_is_noted():
         "reads_a_file": "with open('notes.txt') as f:\n    text = f.read()\np_offer_spam = 0.4",
         "package": "from sklearn.naive_bayes import MultinomialNB\nmodel = MultinomialNB()",
         "payload_name": "loaded = 3\npayload = loaded / 7",
+        "stacked": "p_offer_spam = np.stack([counts, counts]).mean()",
     }
     sources = {**attacks, **honest}
     chapter = Namespace(
@@ -666,3 +672,73 @@ def test_the_published_solution_run_through_any_kind_of_runner_is_noted():
     chapter.exercises.append(Namespace(id="90.2", solution_cells=[0]))
     notes = flag_similar(chapter, [plan])
     assert notes[(0, "90.2")] == ["90.2 may use code run from a file written in 90.1"]
+
+
+# --------------------------------------------------------------------------- Moodle's download
+# without folders: "<Full Name>_<id>_assignsubmission_file_<the student's file name>"
+
+
+@pytest.fixture(scope="module")
+def flat_attacks(roster_copies, tmp_path_factory):
+    """A ZIP of Moodle's download without folders: alice's own copy (the published solutions);
+    from bob's account, alice's copy with a wrong answer, named with a made-up Canvas part, and
+    three copies of his own whose answers loop, named so that each would read as an account of
+    its own ("_<n>_<m>_"), then his latest copy."""
+    import nbformat
+    from classroom_helpers import BOOK, solutions, with_answers
+
+    work = tmp_path_factory.mktemp("flat-attacks")
+    loops = {exercise: "while True:\n    pass" for exercise in solutions()}
+    members = [
+        (f"{MOODLE_ALICE}90_spam.ipynb", with_answers(roster_copies["alice"], solutions())),
+        (
+            f"{MOODLE_BOB}x_7_999999_90_spam.ipynb",
+            with_answers(roster_copies["alice"], {"90.1": "p_offer_spam = 0.0"}),
+        ),
+        *[
+            (f"{MOODLE_BOB}a_{n}_1_90_spam.ipynb", with_answers(roster_copies["bob"], loops))
+            for n in range(LOOPS)
+        ],
+        (f"{MOODLE_BOB}zz_90_spam.ipynb", with_answers(roster_copies["bob"], {})),
+    ]
+    zipped = work / "download.zip"
+    with zipfile.ZipFile(zipped, "w") as archive:
+        for name, nb in members:
+            archive.writestr(name, nbformat.writes(nb))
+    out = work / "out"
+    command = [sys.executable, "-m", "nbcore.classroom", "grade", zipped]
+    command += ["--solutions", BOOK, "--timeout", "3", "--jobs", "2", "--out", out]
+    done = subprocess.run(
+        [str(part) for part in command],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=dict(os.environ, NBCORE_COURSE_SECRET=SECRET.decode()),
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    book = {row["student"]: row for row in csv.DictReader((out / "gradebook_90_spam.csv").open())}
+    details = list(csv.DictReader((out / "gradebook_details.csv").open(encoding="utf-8")))
+    return {"done": done, "book": book, "details": details}
+
+
+def test_a_flat_moodle_download_names_the_account_of_every_file(flat_attacks):
+    """The attacks: in Moodle's download without folders no file had an account, so alice's
+    copy that bob handed in, being later, superseded her own (0 points, no note); and a digit
+    pair in a file name read as a Canvas account of its own, so each looping copy ran. Now the
+    LMS's part of the name, which comes first, is the account."""
+    book = flat_attacks["book"]
+    assert book["alice"]["total"] == str(sum(p for p in _fixture_points().values()))
+    looped = [r for r in flat_attacks["details"] if "longer than" in r["hint"]]
+    assert not looped, "a looping copy ran"
+    superseded = [r for r in flat_attacks["details"] if r["status"] == "superseded"]
+    assert len({r["submission"] for r in superseded}) == LOOPS
+
+
+def test_the_lms_part_of_a_flat_name_comes_first():
+    from nbcore.classroom.unpack import uploader
+
+    assert uploader(f"{MOODLE_BOB}x_7_999999_90_spam.ipynb") == ("moodle", "102")
+    assert uploader("bob_102_9999_alice_101_assignsubmission_file_x.ipynb") == ("canvas", "102")
+    assert uploader("bob_LATE_102_9999_90_spam.ipynb") == ("canvas", "102")
+    assert uploader("90_spam.ipynb") is None

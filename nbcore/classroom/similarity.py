@@ -103,6 +103,10 @@ _RUNNERS = re.compile(
     r"__globals__|__main__|__dict__|__getattribute__|__reduce\w*__|__setstate__|vars|"
     r"attrgetter|methodcaller|ctypes|cProfile|profile|runctx|timeit|InteractiveInterpreter|"
     r"InteractiveConsole|getattr|globals|"
+    # the interpreter's frames and what they hold (a frame's builtins hold exec), and attribute
+    # lookups that reach the builtins module without naming it (print.__self__)
+    r"_getframe|currentframe|f_builtins|f_globals|f_locals|f_back|tb_frame|gi_frame|"
+    r"getattr_static|__self__|"
     # deserialisers that can run code (np.load with allow_pickle, given in any way; pickle's
     # kin; YAML's full loader): any load that json's is not
     r"load|loads|unsafe_load|full_load|UnsafeLoader|FullLoader|Unpickler|"

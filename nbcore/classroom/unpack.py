@@ -183,12 +183,9 @@ def _uploader(parts):
         match = MOODLE_FOLDER.search(folder)
         if match:
             return f"moodle {match[1]}"
-    flat = _MOODLE_FLAT.match(parts[-1])
-    if flat:
-        return f"moodle {flat[1]}"
-    user = canvas_user(parts[-1])
-    if user is not None:
-        return f"canvas {user}"
+    flat = _flat_account(parts[-1])
+    if flat is not None:
+        return " ".join(flat)
     return f"folder {parts[0]}" if len(parts) > 1 else f"file {parts[-1]}"
 
 
@@ -197,10 +194,25 @@ def _uploader(parts):
 _MOODLE_FLAT = re.compile(r"^.*?_(\d+)_assignsubmission_[a-z]+_")
 
 
+def _flat_account(name):
+    """("moodle", participant id) or ("canvas", user id) of a download name without folders,
+    or None. The LMS writes its part first and the student's file name after it, so of a
+    Moodle and a Canvas reading the one whose LMS part ends first is the LMS's (a student can
+    put either pattern in their own file name, never before the LMS's part)."""
+    found = []
+    moodle = _MOODLE_FLAT.match(name)
+    if moodle:
+        found.append((moodle.end(), "moodle", moodle[1]))
+    canvas = CANVAS_NAME.match(name)
+    if canvas:
+        found.append((canvas.start("file"), "canvas", canvas["user"]))
+    return min(found)[1:] if found else None
+
+
 def uploader(path, root=None):
     """Who handed a file in, as the LMS's download names it: ("moodle", participant id) from
-    the Moodle folder of the submission, ("canvas", user id) from a Canvas download name, else
-    None.
+    the Moodle folder of the submission or from Moodle's name of a download without folders,
+    ("canvas", user id) from a Canvas download name, else None.
 
     The first Moodle submission folder on its path below the folder graded is the LMS's:
     inside it, folders and names are the student's and prove nothing (Moodle lets a student
@@ -222,8 +234,7 @@ def uploader(path, root=None):
         match = MOODLE_FOLDER.search(folder)
         if match:
             return ("moodle", match[1])
-    user = canvas_user(path.name)
-    return ("canvas", user) if user is not None else None
+    return _flat_account(path.name)
 
 
 def _over_the_limits(candidates):
