@@ -366,6 +366,28 @@ STAND_IN = (
 ESCAPES = "\x1b[2K\x1b[1A\x1b]0;TITLE\x07\r"
 
 
+def _grade_batch(work, paths):
+    """Grade ``paths`` (folders, ZIPs) into ``work/out`` as an instructor would, with the
+    course secret; (the finished process, {student: gradebook row}, the details rows)."""
+    from classroom_helpers import BOOK
+
+    out = work / "out"
+    command = [sys.executable, "-m", "nbcore.classroom", "grade", *paths]
+    command += ["--solutions", BOOK, "--timeout", "3", "--jobs", "2", "--out", out]
+    done = subprocess.run(
+        [str(part) for part in command],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=dict(os.environ, NBCORE_COURSE_SECRET=SECRET.decode()),
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    book = {row["student"]: row for row in csv.DictReader((out / "gradebook_90_spam.csv").open())}
+    details = list(csv.DictReader((out / "gradebook_details.csv").open(encoding="utf-8")))
+    return done, book, details
+
+
 @pytest.fixture(scope="module")
 def folder_attacks(roster_copies, tmp_path_factory):
     """One batch: alice's own copy (the published solutions) in her Moodle folder; in bob's,
@@ -373,7 +395,7 @@ def folder_attacks(roster_copies, tmp_path_factory):
     answers with an Unanswered carrying a made-up hint; a loose file and a ZIP member whose
     names hold terminal escapes."""
     import nbformat
-    from classroom_helpers import BOOK, solutions, with_answers
+    from classroom_helpers import solutions, with_answers
 
     work = tmp_path_factory.mktemp("folder-attacks")
     folder = work / "download"
@@ -395,20 +417,8 @@ def folder_attacks(roster_copies, tmp_path_factory):
     zipped = work / "more.zip"
     with zipfile.ZipFile(zipped, "w") as archive:
         archive.writestr(f"inner{ESCAPES}.zip", b"PK\x05\x06" + b"\0" * 18)
+    done, book, details = _grade_batch(work, [folder, zipped])
     out = work / "out"
-    command = [sys.executable, "-m", "nbcore.classroom", "grade", folder, zipped]
-    command += ["--solutions", BOOK, "--timeout", "3", "--jobs", "2", "--out", out]
-    done = subprocess.run(
-        [str(part) for part in command],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=dict(os.environ, NBCORE_COURSE_SECRET=SECRET.decode()),
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    book = {row["student"]: row for row in csv.DictReader((out / "gradebook_90_spam.csv").open())}
-    details = list(csv.DictReader((out / "gradebook_details.csv").open(encoding="utf-8")))
     for row in details:  # named from the folder graded (two paths were given: no common base)
         row["submission"] = row["submission"].split(f"{folder.as_posix()}/", 1)[-1]
     return {"done": done, "out": out, "book": book, "details": details}
@@ -685,7 +695,7 @@ def flat_attacks(roster_copies, tmp_path_factory):
     three copies of his own whose answers loop, named so that each would read as an account of
     its own ("_<n>_<m>_"), then his latest copy."""
     import nbformat
-    from classroom_helpers import BOOK, solutions, with_answers
+    from classroom_helpers import solutions, with_answers
 
     work = tmp_path_factory.mktemp("flat-attacks")
     loops = {exercise: "while True:\n    pass" for exercise in solutions()}
@@ -705,20 +715,7 @@ def flat_attacks(roster_copies, tmp_path_factory):
     with zipfile.ZipFile(zipped, "w") as archive:
         for name, nb in members:
             archive.writestr(name, nbformat.writes(nb))
-    out = work / "out"
-    command = [sys.executable, "-m", "nbcore.classroom", "grade", zipped]
-    command += ["--solutions", BOOK, "--timeout", "3", "--jobs", "2", "--out", out]
-    done = subprocess.run(
-        [str(part) for part in command],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=dict(os.environ, NBCORE_COURSE_SECRET=SECRET.decode()),
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    book = {row["student"]: row for row in csv.DictReader((out / "gradebook_90_spam.csv").open())}
-    details = list(csv.DictReader((out / "gradebook_details.csv").open(encoding="utf-8")))
+    done, book, details = _grade_batch(work, [zipped])
     return {"done": done, "book": book, "details": details}
 
 

@@ -103,6 +103,8 @@ def test_released_lists_chapter_numbers():
     assert student_book.parse_released("01, 2,10") == {"01", "02", "10"}
     with pytest.raises(SystemExit, match="RELEASED"):
         student_book.parse_released("01,intro")
+    with pytest.raises(SystemExit, match="--chapters must list chapter numbers"):
+        student_book.main(["--chapters", "1,x"])
 
 
 def test_a_course_file_releases_chapters_by_date(tmp_path):

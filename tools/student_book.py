@@ -62,14 +62,15 @@ class StudentEditionError(ValueError):
     """A chapter would show a solution's value in the student edition."""
 
 
-def parse_released(text):
-    """'01,2, 10' -> {'01', '02', '10'}: chapter numbers, two digits."""
+def parse_released(text, name="RELEASED"):
+    """'01,2, 10' -> {'01', '02', '10'}: chapter numbers, two digits (``name``: the setting
+    read, for the error message)."""
     released = set()
     for item in (text or "").replace(" ", "").split(","):
         if not item:
             continue
         if not item.isdigit() or len(item) > 2:
-            raise SystemExit(f"RELEASED must list chapter numbers such as 01,02; got {item!r}")
+            raise SystemExit(f"{name} must list chapter numbers such as 01,02; got {item!r}")
         released.add(f"{int(item):02d}")
     return released
 
@@ -336,7 +337,7 @@ def main(argv=None):
     released = parse_released(args.released)
     if args.course is not None:
         released = course_released(args.course)
-    only = parse_released(args.chapters) if args.chapters else None
+    only = parse_released(args.chapters, "--chapters") if args.chapters else None
     build(args.out, released, pdf=not args.no_pdf, only=only)
     return 0
 
