@@ -43,7 +43,6 @@ __all__ = [
     "unpack_zip",
     "collect",
     "canvas_name",
-    "canvas_user",
     "uploader",
     "order_key",
     "read_times",
@@ -346,12 +345,6 @@ def canvas_name(name):
     if not match:
         return None
     return int(match["submission"]), bool(match["late"]), match["file"]
-
-
-def canvas_user(name):
-    """The Canvas user id (the roster's ``ID``) of a Canvas download name, or None."""
-    match = CANVAS_NAME.match(Path(name).name)
-    return match["user"] if match else None
 
 
 def read_times(path):
