@@ -79,6 +79,7 @@ def _ex91(ns):
             "the Bernoulli model's classifier": prior(-(w_odds @ x) - fold),
             "base-10 logarithms need 10**": 1 / (1 + np.exp(w10 @ x)),
             "that is the bias b at the tie": -(w @ x),
+            "not log pi_+": np.exp(-(w @ x)),  # log pi_+ = b, as if the bias were log pi_+
         },
     )
 
@@ -458,6 +459,28 @@ def test_9_3_every_variant_has_its_answer_and_each_mistake_its_hint():
         "where the mean errors cross",
         "one step too early",
     }, fired
+
+
+def test_9_3_the_chapters_sweep_answers_in_the_check_are_those_of_the_stored_sweep():
+    # the check's hint for answering from curves (the chapter's sweep) writes those answers
+    # out; they must be what the executed chapter's sweep gives for every lead a copy may get
+    nb = nbformat.read(BOOK / "09_linear.ipynb", as_version=4)
+    (cell,) = [c for c in nb.cells if c.cell_type == "code" and c.source.startswith("n_splits")]
+    text = next(o["data"]["text/plain"] for o in cell.outputs if "data" in o)
+    rows = [line.split() for line in text.splitlines()[3:] if line.strip()]
+    sizes = [int(row[0]) for row in rows]
+    mean, sem = np.array([[float(row[5]), float(row[6])] for row in rows]).T
+    check = _cells("09_linear", "9.3")["check"][0]
+    written = eval(check[check.index("chapter_sweep_93 = ") + 19 :].split("\n")[0])  # noqa: S307
+    data = _cells("09_linear", "9.3")["data"][0]
+    leads = eval(data[data.index("rng.choice([") + 11 :].split(")")[0])  # noqa: S307
+    assert sorted(written) == sorted({*leads, 1.5})  # the variants' leads and the book's
+    for z, answer in written.items():
+        # stored to four decimals: no ratio mean / sem lies within rounding of these leads
+        assert answer == _from_here_on(sizes, list(mean > z * sem)), z
+    # and a student who answers from curves gets the hint in the book
+    verdict = _run_93(None, written[1.5])[0]
+    assert "not yet" in verdict and "the chapter's sweep" in verdict, verdict
 
 
 def test_9_3_when_no_size_keeps_the_lead_the_answer_is_zero():
