@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from nbcore import NotFittedError
+from nbcore._validation import is_sparse
 from nbcore.bernoulli import BernoulliNB
 from nbcore.categorical import CategoricalNB
 from nbcore.complement import ComplementNB
@@ -456,8 +457,14 @@ def write_shard(directory, index, X, y):
     index : int
         The shard's number, part of the file name (shards are read in this order).
     X : array-like of shape (n_samples, n_features)
+        Dense: a SciPy sparse matrix is refused (TypeError).
     y : array-like of shape (n_samples,)
     """
+    if is_sparse(X):
+        raise TypeError(
+            "write_shard stores dense arrays only; save a sparse shard with "
+            "scipy.sparse.save_npz (and read it with load_npz), or pass X.toarray()."
+        )
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"part-{int(index):05d}.npz"

@@ -171,18 +171,24 @@ def _ex103(ns):
     d, c = ns["worker_sizes"]["D"], ns["worker_sizes"]["C"]
     statistics = 8 * c * (d + 1)  # bytes: C x D word counts and C class counts, float64
     right = next(n for n in range(1, 10**6) if n * d >= statistics)  # one byte per count
-    return (
-        "break_even",
-        right,
-        {
-            "the C class counts N_c are sent too": next(
-                n for n in range(1, 10**6) if n * d >= 8 * c * d
-            ),
-            "equal bytes per number on both sides": next(
-                n for n in range(1, 10**6) if n * d >= c * (d + 1)
-            ),
-        },
-    )
+    mistakes = {
+        "the C class counts N_c are sent too": next(
+            n for n in range(1, 10**6) if n * d >= 8 * c * d
+        ),
+        "round it up to a whole number": statistics / d,  # the break-even, not rounded
+        "that N is rounded down": statistics // d,
+        "the comparison is >=": right + 1,  # one too many (a strict > when D divides 8C)
+        "equal bytes per number on both sides": next(
+            n for n in range(1, 10**6) if n * d >= c * (d + 1)
+        ),
+    }
+    # a mistake that gives the answer, or an earlier mistake's number, has no hint of its own
+    kept, seen = {}, [right]
+    for fragment, wrong in mistakes.items():
+        if not any(np.isclose(wrong, v, rtol=1e-9, atol=0) for v in seen):
+            kept[fragment] = wrong
+        seen.append(wrong)
+    return "break_even", right, kept
 
 
 def _ex104(ns):
@@ -230,16 +236,45 @@ def test_solution_and_right_answer_are_correct_in_every_variant(key, make):
         assert f"Exercise {exercise}: correct" in verdict, (seed, verdict)
 
 
+def _namespace(chapter, exercise, seed):
+    namespace = {"np": np, "exercises": exercises}
+    exercises.use_variant(seed)
+    try:
+        exec(_cells(chapter, exercise)["data"][0], namespace)  # noqa: S102
+    finally:
+        exercises.use_variant(None)
+    return namespace
+
+
 @pytest.mark.parametrize(("key", "make"), list(EXERCISES.items()), ids=IDS)
 def test_every_mistake_gets_its_hint_in_the_book_and_the_variants(key, make):
     chapter, exercise = key
-    namespace = {"np": np, "exercises": exercises}
-    exec(_cells(chapter, exercise)["data"][0], namespace)  # noqa: S102
-    hints = make(namespace)[2]
+    hints = make(_namespace(chapter, exercise, None))[2]
+    fired = dict.fromkeys(hints, 0)
     for seed in SEEDS:
-        for fragment in hints:
+        # a variant may leave out a mistake that gives its answer or another mistake's number
+        for fragment in make(_namespace(chapter, exercise, seed))[2]:
             verdict = _run(chapter, exercise, seed, _answer(make, fragment))
             assert "not yet" in verdict and fragment in verdict, (seed, fragment, verdict)
+            fired[fragment] = fired.get(fragment, 0) + 1
+    # every hint of the book fires in most of the variants, every other hint in several
+    assert all(fired[fragment] > len(SEEDS) // 2 for fragment in hints), fired
+    assert all(count >= 5 for count in fired.values()), fired
+
+
+def test_10_3_near_misses_get_a_hint_not_do_not_round():
+    # the unrounded break-even, the floor and one too many: in the book and in the variants
+    # whose answers are above a hundred, each is within 1 % of the answer
+    for seed in SEEDS:
+        ns = _namespace("10_scale", "10.3", seed)
+        d, c = ns["worker_sizes"]["D"], ns["worker_sizes"]["C"]
+        right = -(-8 * c * (d + 1) // d)
+        for near_miss in (8 * c * (d + 1) / d, 8 * c * (d + 1) // d, right + 1):
+            if near_miss == right:
+                continue
+            verdict = _run("10_scale", "10.3", seed, lambda _, v=near_miss: ("break_even", v))
+            assert "not yet" in verdict and "do not round" not in verdict, (seed, verdict)
+            assert "not the expected value" not in verdict, (seed, near_miss, verdict)
 
 
 def test_variants_differ_from_the_book_and_between_students():

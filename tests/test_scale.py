@@ -497,3 +497,12 @@ def test_labels_from_pandas_round_trip_through_a_shard(tmp_path):
     np.testing.assert_array_equal(X_back, X)
     with pytest.raises(TypeError, match="numbers or strings"):
         scale.write_shard(tmp_path, 1, X, np.array(["a", 1, None], dtype=object))
+
+
+def test_write_shard_refuses_a_sparse_matrix_by_name(tmp_path):
+    # np.asarray of a SciPy sparse matrix is a 0-d object array: say what the shard files hold
+    from scipy import sparse
+
+    with pytest.raises(TypeError, match="dense.*save_npz"):
+        scale.write_shard(tmp_path, 0, sparse.csr_array(np.eye(3, dtype=np.uint8)), [0, 1, 2])
+    assert not list(tmp_path.iterdir())
