@@ -633,6 +633,17 @@ def test_gaussian_value_beyond_every_class_names_the_overflow_not_alpha_only():
             getattr(model, method)([[1e200]])
 
 
+def test_count_model_with_smoothing_names_the_overflow_of_a_huge_count():
+    model = MultinomialNB(alpha=1.0).fit([[1, 2, 30], [2, 1, 30]], [0, 1])
+    with np.errstate(over="ignore"):  # 1e308 * log(theta) overflows to -inf
+        np.testing.assert_array_equal(
+            model.predict_joint_log_proba([[1e308, 0, 0]]), [[-np.inf, -np.inf]]
+        )
+        for method in ("predict", "predict_proba", "predict_log_proba"):
+            with pytest.raises(ValueError, match=r"p\(x, y\) = 0\.0 .*count model.*overflows"):
+                getattr(model, method)([[1e308, 0, 0]])
+
+
 def test_complement_norm_with_a_zero_complement_count():
     message = (
         r"ComplementNB\(norm=True\) cannot normalise the weights: feature 1 never occurs "

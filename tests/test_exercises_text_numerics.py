@@ -20,6 +20,7 @@ import jupytext
 import matplotlib
 import numpy as np
 import pytest
+from scipy.special import log_softmax as scipy_log_softmax
 
 from nbcore import exercises
 
@@ -175,13 +176,16 @@ def test_every_computed_exercise_varies(numerics_chapter, text_chapter):
 
 def test_8_1_the_recipes_error_against_exact_arithmetic(numerics_chapter):
     """The error of b - logsumexp(b), against log posteriors computed in 40-digit decimal
-    arithmetic, is correct; zeros (the same rounding twice) and the spacing get their hints;
-    the error is never zero, so the exercise always has something to find."""
+    arithmetic and counted in spacings of floats at the top score, is correct; the three
+    ratios are equal and at most 1/2 (the prediction the task asks for); zeros, the error left
+    in nats, the bound and a signed spacing get their hints; the error is never zero, so the
+    exercise always has something to find."""
     ch = numerics_chapter
     for seed in [None, *SEEDS]:
         ch.redraw(seed)
         scores = ch.ns["scores"]
         B = scores.max()
+        unit = abs(np.spacing(B))
         with localcontext() as ctx:
             ctx.prec = 40
             terms = [(Decimal(float(b)) - Decimal(float(B))).exp() for b in scores]
@@ -189,16 +193,23 @@ def test_8_1_the_recipes_error_against_exact_arithmetic(numerics_chapter):
             naive = scores - exercises_logsumexp(scores)
             pairs = zip(naive, exact, strict=True)
             error = np.array([float(Decimal(float(n)) - e) for n, e in pairs])
+        units = error / unit
         assert np.all(np.abs(error) > 1e-11), (seed, error)
-        assert ": correct (" in ch.verdict("8.1", error)
+        assert np.ptp(units) < 1e-5 and np.abs(units).max() <= 0.5, (seed, units)
+        assert ": correct (" in ch.verdict("8.1", units)
         assert "those are zeros" in ch.verdict("8.1", np.zeros(3))
-        assert "spacing of floats" in ch.verdict("8.1", np.full(3, np.spacing(B)))
-        assert "recipe's value minus" in ch.verdict("8.1", -error)
+        assert "those are zeros" in ch.verdict("8.1", error)  # still in nats
+        assert "the bound, not the error" in ch.verdict("8.1", np.full(3, 0.5))
+        assert "sign is flipped" in ch.verdict("8.1", error / np.spacing(B))
+        assert "machine epsilon" in ch.verdict("8.1", error / np.finfo(float).eps)
         # the task asks for log posteriors right to an absolute 1e-15: a reference off by that
         # much, either way, must still be marked correct
         for shift in (1e-15, -1e-15):
             exact_off = np.array([float(e) for e in exact]) + shift
-            assert ": correct (" in ch.verdict("8.1", naive - exact_off), (seed, shift)
+            assert ": correct (" in ch.verdict("8.1", (naive - exact_off) / unit), (seed, shift)
+        # scipy's log_softmax, named in the task as a reference, is within that
+        log_softmax_units = (naive - scipy_log_softmax(scores)) / unit
+        assert ": correct (" in ch.verdict("8.1", log_softmax_units), seed
     ch.redraw(None)
 
 
