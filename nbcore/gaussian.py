@@ -76,14 +76,17 @@ class GaussianNB(NaiveBayes):
 
     def _update(self, X, Y, priors):
         # scikit-learn's smoothing, kept so that both agree: epsilon is var_smoothing times the
-        # largest variance of a feature in this batch; this batch's epsilon is taken off the
+        # largest variance of a feature in this batch (from the classes' moments when there are
+        # no sample weights: no extra pass over X); this batch's epsilon is taken off the
         # stored variances before pooling and added back after. The stored variances carry the
         # previous batch's epsilon, so with var_smoothing > 0 chunked partial_fit differs from
         # fit by about var_smoothing times a variance; with var_smoothing=0 it is exact.
-        epsilon = self.var_smoothing * np.max(np.var(X, axis=0))
+        codes = Y.argmax(axis=1)  # each sample's class
+        n_new, mu_new, var_new = _class_moments(X, Y, codes)
+        variance = _batch_variance(X, Y, codes, n_new, mu_new, var_new)
+        epsilon = self.var_smoothing * np.max(variance)
         first_batch = not self.class_count_.any()  # nothing stored yet: no epsilon to take off
         var_past = self.var_ if first_batch else self.var_ - epsilon
-        n_new, mu_new, var_new = _class_moments(X, Y)
         count, theta, var = pool_moments(
             self.class_count_, self.theta_, var_past, n_new, mu_new, var_new
         )
@@ -115,12 +118,13 @@ class GaussianNB(NaiveBayes):
             return np.log(self.class_prior_) + self._log_likelihood(X)
 
 
-def _class_moments(X, Y):
+def _class_moments(X, Y, codes):
     """Weighted count, mean and (1/N) variance of every feature in every class.
 
     ``Y`` is the weighted one-hot label matrix, shape (n_samples, n_classes): sums per class
-    are matrix products with it. Returns arrays of shapes (n_classes,), (n_classes,
-    n_features), (n_classes, n_features); a class without samples in X gets NaN moments.
+    are matrix products with it; ``codes`` is ``Y.argmax(axis=1)``, each sample's class.
+    Returns arrays of shapes (n_classes,), (n_classes, n_features), (n_classes, n_features);
+    a class without samples in X gets NaN moments.
     """
     n = Y.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -128,11 +132,28 @@ def _class_moments(X, Y):
         # two passes (mean first, then squared deviations from it) do not cancel. mu of each
         # sample's class, then x_i - mu_{y_i} in place; a sample of weight 0 may sit in a class
         # without moments (NaN), so it takes mu = 0 instead: its square is weighted by 0
-        deviation = np.nan_to_num(mu)[Y.argmax(axis=1)]
+        deviation = np.nan_to_num(mu)[codes]
         np.subtract(X, deviation, out=deviation)
         np.square(deviation, out=deviation)
         var = (Y.T @ deviation) / n[:, np.newaxis]
     return n, mu, var
+
+
+def _batch_variance(X, Y, codes, n, mu, var):
+    """The (1/N) variance of every feature over the whole batch, np.var(X, axis=0).
+
+    Without sample weights (every row of Y a single 1) it is the classes' moments pooled, the
+    law of total variance: sum_c N_c [sigma^2_cd + (mu_cd - mu_d)^2] / N, with no further pass
+    over X. With weights the classes' moments are weighted but scikit-learn's epsilon is not,
+    so the plain variance of X is taken.
+    """
+    weights = Y[np.arange(len(Y)), codes]  # each sample's weight, in its class
+    if not np.all(weights == 1.0):
+        return np.var(X, axis=0)
+    present = n > 0  # a class named in partial_fit's classes but absent here has no moments
+    n, mu, var = n[present], mu[present], var[present]
+    mean = (n @ mu) / n.sum()
+    return (n @ (var + (mu - mean) ** 2)) / n.sum()
 
 
 def pool_moments(n_a, mean_a, var_a, n_b, mean_b, var_b):
