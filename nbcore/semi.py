@@ -70,7 +70,9 @@ class SemiSupervisedNB(NaiveBayes):
     ``log_likelihood_`` holds it with log p(theta) up to its normalising constant:
     alpha * sum log theta over every smoothed probability (alpha * sum [log theta +
     log(1 - theta)] for BernoulliNB), and the multinomial coefficients left out, as in the
-    models' own scores. The class prior is estimated (fit_prior) without a prior of its own.
+    models' own scores. The class prior is estimated (fit_prior) without a prior of its own;
+    a wrapped model given ``class_prior`` (or ``fit_prior=False``) keeps that prior in every
+    M-step, and only theta is re-estimated.
     Chapter 12 derives the steps and shows when EM helps and when it hurts.
 
     Examples

@@ -311,8 +311,9 @@ def test_variants_differ_from_the_book_and_between_students():
 
 
 def test_12_4_is_not_one_call_of_semisupervisednb_and_l_does_not_fall():
-    """SemiSupervisedNB cannot give the graded value: one iteration from the labelled fit with
-    its own prior, or with prior_124 held fixed as the wrapped model's class_prior, gets a hint.
+    """No objective that SemiSupervisedNB reports is the graded value: one iteration from the
+    labelled fit with its own prior, or with prior_124 held fixed as the wrapped model's
+    class_prior (it stays fixed in the M-step), gets a hint.
     And the graded value is at least l at the starting parameters (EM's monotonicity from
     parameters it never visits)."""
     for seed in SEEDS[:10]:

@@ -107,6 +107,18 @@ def test_one_m_step_is_the_weighted_counts(sms):
     assert model.n_iter_ == 1 and len(model.log_likelihood_) == 2
 
 
+def test_a_given_class_prior_is_kept_in_every_m_step(sms):
+    """A wrapped model's class_prior is held fixed: theta is re-estimated, the prior is not,
+    while the class counts still hold the weighted responsibilities."""
+    X, _, partial = sms
+    prior = np.array([0.3, 0.7])
+    model = SemiSupervisedNB(MultinomialNB(class_prior=prior), max_iter=5).fit(X, partial)
+    np.testing.assert_allclose(np.exp(model.estimator_.class_log_prior_), prior, rtol=1e-12)
+    counts = model.estimator_.class_count_
+    assert not np.allclose(counts / counts.sum(), prior, atol=0.01)
+    assert np.all(np.diff(model.log_likelihood_) >= -1e-9 * np.abs(model.log_likelihood_[:-1]))
+
+
 @pytest.mark.parametrize("estimator", [MultinomialNB(), BernoulliNB(alpha=0.5), CategoricalNB()])
 def test_with_every_label_known_it_is_the_supervised_fit(sms, estimator):
     if isinstance(estimator, CategoricalNB):
