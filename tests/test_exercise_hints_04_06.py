@@ -690,6 +690,39 @@ def test_5_2_every_variant_keeps_the_slips_a_third_of_a_percent_apart():
     assert len(seen) > 300  # the variants cover most of the grid
 
 
+def test_5_2_and_5_3_the_predictions_the_solutions_state():
+    """5.2: for every person a copy can draw, the likelihoods favour f, so the prior of m that
+    gives the target lies above it. 5.3: the new woman raises the shared variance exactly when
+    N_f / (N_f + 1) d^2 exceeds the old S / N; in the book she raises it (331.6 to 341.5), and
+    over 2000 students both outcomes occur, as the solution says."""
+    from test_exercises_text_numerics import Chapter
+
+    ch = Chapter("05_height_weight")
+    people = ch.ns["people"]
+    for h, w in itertools.product(range(58, 65), range(118, 143)):
+        x = np.array([h, w], dtype=float)
+        assert _height_weight_log_ratio(people, x) < 0, (h, w)
+        for target in [0.25, 0.3, 0.35, 0.4, 0.45]:
+            assert _slips_5_2(people, x, target)[0] > target, (h, w, target)
+    outcomes = set()
+    try:
+        for seed in [None, *range(2000)]:
+            ch.redraw(seed)
+            survey, new_weight = ch.ns["survey_53"], ch.ns["new_weight_53"]
+            n = survey["N_c"].astype(float)
+            old = float(((n - 1) * survey["sd, 1/(N_c - 1)"] ** 2).sum() / n.sum())
+            d = new_weight - survey.loc["f", "mean weight"]
+            raises = n["f"] / (n["f"] + 1) * d**2 > old
+            new = ch.answer("5.3")
+            assert (new > old) == raises, seed
+            outcomes.add(bool(raises))
+            if seed is None:
+                assert (round(old, 1), round(new, 1)) == (331.6, 341.5)
+    finally:
+        ch.redraw(None)
+    assert outcomes == {True, False}
+
+
 def _shared_variance_from_records(survey, new_weight, rng):
     """Make records with exactly the survey's counts, means and 1/(N_c - 1) sds, add the new
     woman, and average every record's squared deviation from its own class mean."""
