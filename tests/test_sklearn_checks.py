@@ -10,8 +10,7 @@ exact. Everything else must pass.
 import warnings
 
 import pytest
-from conftest import ESTIMATORS
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from conftest import ESTIMATORS, scikit_learn_checks
 
 # Where nbcore differs from scikit-learn on purpose, for every estimator.
 EVERY_ESTIMATOR = {
@@ -94,14 +93,10 @@ def test_every_estimator_has_its_list_of_expected_failures():
 NOT_A_BASE_ESTIMATOR = "Estimator .* does not inherit from `sklearn.base.BaseEstimator`"
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=NOT_A_BASE_ESTIMATOR)
-    scikit_learn_checks = parametrize_with_checks(
-        [Model() for Model in ESTIMATORS],
-        expected_failed_checks=expected_failures,
-        xfail_strict=True,
-    )
+    every_check = scikit_learn_checks([Model() for Model in ESTIMATORS], expected_failures)
 
 
-@scikit_learn_checks
+@every_check
 @pytest.mark.filterwarnings(f"ignore:{NOT_A_BASE_ESTIMATOR}")
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
