@@ -76,15 +76,15 @@ class GaussianNB(NaiveBayes):
 
     def _update(self, X, Y, priors):
         # scikit-learn's smoothing, kept so that both agree: epsilon is var_smoothing times the
-        # largest variance of a feature in this batch (from the classes' moments when there are
-        # no sample weights: no extra pass over X); this batch's epsilon is taken off the
+        # largest variance of a feature in this batch; this batch's epsilon is taken off the
         # stored variances before pooling and added back after. The stored variances carry the
         # previous batch's epsilon, so with var_smoothing > 0 chunked partial_fit differs from
         # fit by about var_smoothing times a variance; with var_smoothing=0 it is exact.
-        codes = Y.argmax(axis=1)  # each sample's class
-        n_new, mu_new, var_new = _class_moments(X, Y, codes)
-        variance = _batch_variance(X, Y, codes, n_new, mu_new, var_new)
-        epsilon = self.var_smoothing * np.max(variance)
+        # One scratch array of X's shape serves both passes over the deviations (a fresh array
+        # costs about as much as the arithmetic: its memory must be supplied and zeroed).
+        scratch = np.empty_like(X)
+        epsilon = self.var_smoothing * np.max(_variance(X, scratch))
+        n_new, mu_new, var_new = _class_moments(X, Y, scratch)
         first_batch = not self.class_count_.any()  # nothing stored yet: no epsilon to take off
         var_past = self.var_ if first_batch else self.var_ - epsilon
         count, theta, var = pool_moments(
@@ -118,13 +118,26 @@ class GaussianNB(NaiveBayes):
             return np.log(self.class_prior_) + self._log_likelihood(X)
 
 
-def _class_moments(X, Y, codes):
+def _variance(X, scratch):
+    """np.var(X, axis=0), by the same operations in the same order, in ``scratch``.
+
+    Two passes: the mean of every feature, then the mean of the squared deviations from it, so
+    a large common offset cancels before anything is squared, and a constant feature has
+    variance 0 exactly when NumPy's (and so scikit-learn's) has.
+    """
+    mean = np.add.reduce(X, axis=0, keepdims=True) / X.shape[0]
+    np.subtract(X, mean, out=scratch)
+    np.multiply(scratch, scratch, out=scratch)
+    return np.add.reduce(scratch, axis=0) / X.shape[0]
+
+
+def _class_moments(X, Y, scratch):
     """Weighted count, mean and (1/N) variance of every feature in every class.
 
     ``Y`` is the weighted one-hot label matrix, shape (n_samples, n_classes): sums per class
-    are matrix products with it; ``codes`` is ``Y.argmax(axis=1)``, each sample's class.
-    Returns arrays of shapes (n_classes,), (n_classes, n_features), (n_classes, n_features);
-    a class without samples in X gets NaN moments.
+    are matrix products with it. ``scratch``, an array of X's shape, is overwritten. Returns
+    arrays of shapes (n_classes,), (n_classes, n_features), (n_classes, n_features); a class
+    without samples in X gets NaN moments.
     """
     n = Y.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -132,28 +145,11 @@ def _class_moments(X, Y, codes):
         # two passes (mean first, then squared deviations from it) do not cancel. mu of each
         # sample's class, then x_i - mu_{y_i} in place; a sample of weight 0 may sit in a class
         # without moments (NaN), so it takes mu = 0 instead: its square is weighted by 0
-        deviation = np.nan_to_num(mu)[codes]
-        np.subtract(X, deviation, out=deviation)
-        np.square(deviation, out=deviation)
-        var = (Y.T @ deviation) / n[:, np.newaxis]
+        np.take(np.nan_to_num(mu), Y.argmax(axis=1), axis=0, out=scratch, mode="clip")
+        np.subtract(X, scratch, out=scratch)
+        np.square(scratch, out=scratch)
+        var = (Y.T @ scratch) / n[:, np.newaxis]
     return n, mu, var
-
-
-def _batch_variance(X, Y, codes, n, mu, var):
-    """The (1/N) variance of every feature over the whole batch, np.var(X, axis=0).
-
-    Without sample weights (every row of Y a single 1) it is the classes' moments pooled, the
-    law of total variance: sum_c N_c [sigma^2_cd + (mu_cd - mu_d)^2] / N, with no further pass
-    over X. With weights the classes' moments are weighted but scikit-learn's epsilon is not,
-    so the plain variance of X is taken.
-    """
-    weights = Y[np.arange(len(Y)), codes]  # each sample's weight, in its class
-    if not np.all(weights == 1.0):
-        return np.var(X, axis=0)
-    present = n > 0  # a class named in partial_fit's classes but absent here has no moments
-    n, mu, var = n[present], mu[present], var[present]
-    mean = (n @ mu) / n.sum()
-    return (n @ (var + (mu - mean) ** 2)) / n.sum()
 
 
 def pool_moments(n_a, mean_a, var_a, n_b, mean_b, var_b):

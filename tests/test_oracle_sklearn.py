@@ -718,3 +718,37 @@ def test_tiny_alpha_without_force_warns_like_sklearn(name):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             model.fit(data.X, data.y)
+
+
+@pytest.mark.parametrize(
+    "kind", ["normal", "constant", "offset", "fortran", "weighted", "one record per class"]
+)
+def test_gaussian_epsilon_is_scikit_learns_bit_for_bit(kind):
+    # epsilon_ is var_smoothing times the largest np.var(X, axis=0): nbcore computes that
+    # variance in a scratch array it reuses, by NumPy's own operations, so it is the same number
+    # to the last bit, also where it decides whether fit can go on (a constant feature, whose
+    # variance rounds to 0 or not) and on a large offset
+    rng = np.random.default_rng(11)
+    for trial in range(200):
+        n, d = int(rng.integers(2, 30)), int(rng.integers(1, 4))
+        y = rng.integers(0, 2, n)
+        y[:2] = [0, 1]
+        weight = None
+        if kind == "constant":
+            X = np.full((n, d), float(rng.choice([0.1, 0.3, 1 / 3, 7.7, 1e8 + 0.1])))
+            X[:, 0] += rng.normal(size=n)  # one varying feature keeps every class fit
+        elif kind == "offset":
+            X = 1e8 + rng.normal(scale=1e-2, size=(n, d))
+        elif kind == "fortran":
+            X = np.asfortranarray(rng.normal(size=(n, d)) * rng.uniform(1e-3, 1e3))
+        else:
+            X = rng.normal(size=(n, d))
+        if kind == "weighted":
+            weight = rng.uniform(0.5, 2.0, n)
+        if kind == "one record per class":
+            X, y = X[:2], y[:2]
+            X[:, 0] = [0.0, 1.0]
+        ours = nbcore.GaussianNB().fit(X, y, sample_weight=weight)
+        theirs = sk.GaussianNB().fit(X, y, sample_weight=weight)
+        assert ours.epsilon_ == theirs.epsilon_, (kind, trial)
+        assert ours.epsilon_ == 1e-9 * np.var(X, axis=0).max(), (kind, trial)
