@@ -757,8 +757,9 @@ def check_scores(best):
             raise ValueError(
                 where + "every class has joint probability p(x, y) = 0.0 (log p = -inf). With "
                 "alpha=0 this happens when each class has some feature value never seen with it "
-                "in training; use alpha > 0. In a count model with alpha > 0 it happens when a "
-                "count is so large that x_d * log(theta_cd) overflows to -inf; in a Gaussian "
+                "in training; use alpha > 0. In a count model with alpha > 0 it happens when the "
+                "counts are so large that x_d * log(theta_cd), or their sum over d, overflows to "
+                "-inf; in a Gaussian "
                 "model, when a value lies so far from every class mean that (x - mu)^2 / sigma^2 "
                 "overflows to inf."
             )

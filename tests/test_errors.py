@@ -642,6 +642,12 @@ def test_count_model_with_smoothing_names_the_overflow_of_a_huge_count():
         for method in ("predict", "predict_proba", "predict_log_proba"):
             with pytest.raises(ValueError, match=r"p\(x, y\) = 0\.0 .*count model.*overflows"):
                 getattr(model, method)([[1e308, 0, 0]])
+        # no single term overflows here, only their sum over the features
+        row = [[6e307, 6e307, 6e307]]
+        terms = np.array(row) * model.feature_log_prob_
+        assert np.all(np.isfinite(terms))
+        with pytest.raises(ValueError, match=r"count model.*or their sum over d, overflows"):
+            model.predict_proba(row)
 
 
 def test_complement_norm_with_a_zero_complement_count():
