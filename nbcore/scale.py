@@ -462,8 +462,9 @@ def write_shard(directory, index, X, y):
     """
     if is_sparse(X):
         raise TypeError(
-            "write_shard stores dense arrays only; save a sparse shard with "
-            "scipy.sparse.save_npz (and read it with load_npz), or pass X.toarray()."
+            "write_shard stores dense arrays only; save a sparse shard's X with "
+            "scipy.sparse.save_npz and its y in a file of its own (read_shards cannot "
+            "read them), or pass X.toarray()."
         )
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
