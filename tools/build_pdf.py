@@ -144,7 +144,10 @@ for (const p of document.querySelectorAll('main p')) {
     range.deleteContents();
     if (i === drop.length - 1) range.insertNode(document.createTextNode(instead + ' '));
   });
-  changed += drop.length ? 1 : 0;
+  if (drop.length) {
+    p.style.breakInside = 'avoid';  // the short paragraph about paper stays on one page
+    changed += 1;
+  }
 }
 return changed;
 """
