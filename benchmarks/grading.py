@@ -33,8 +33,12 @@ TARGET_MINUTES = 10  # 200 copies of any one chapter, on a 2-core machine
 def grade_copies(chapter, copies, jobs):
     """Make, fill and grade ``copies`` copies of ``chapter``; a dict of what was measured."""
     book = nbformat.read(chapter, as_version=4)
+    # the code of each solution (a solution may also have a text cell, which a student's copy
+    # asks for in the code cell's comments)
     solutions = {
-        e.id: "\n".join(book.cells[i].source for i in e.solution_cells)
+        e.id: "\n".join(
+            book.cells[i].source for i in e.solution_cells if book.cells[i].cell_type == "code"
+        )
         for e in find_exercises(book)
     }
     secret = secrets.token_hex(32)
