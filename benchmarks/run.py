@@ -128,14 +128,27 @@ class GaussianFloor:
     divide). Correct for well-scaled data only: it skips what makes nbcore exact far from 0.
     """
 
-    def fit(self, X, y):
+    def _class_sums(self, X, y):
+        """The labels' codes, the one-hot Y, the class counts (column) and means; sets log_prior."""
         classes, codes = np.unique(y, return_inverse=True)
         Y = np.zeros((len(y), len(classes)))
         Y[np.arange(len(y)), codes] = 1.0
         n = Y.sum(axis=0)[:, np.newaxis]
         self.mu = (Y.T @ X) / n
-        self.var = (Y.T @ (X * X)) / n - self.mu**2
         self.log_prior = np.log(n.ravel() / len(y))
+        return codes, Y, n
+
+    @staticmethod
+    def _softmax(b):
+        """Each row of the joint scores b normalised in place: max, exp, sum, divide."""
+        b -= b.max(axis=1, keepdims=True)
+        np.exp(b, out=b)
+        b /= b.sum(axis=1, keepdims=True)
+        return b
+
+    def fit(self, X, y):
+        _, Y, n = self._class_sums(X, y)
+        self.var = (Y.T @ (X * X)) / n - self.mu**2
         return self
 
     def predict_proba(self, X):
@@ -144,10 +157,7 @@ class GaussianFloor:
             np.log(2.0 * np.pi * self.var) + self.mu**2 * precision, axis=1
         )
         b = constant - 0.5 * ((X * X) @ precision.T) + X @ (self.mu * precision).T
-        b -= b.max(axis=1, keepdims=True)
-        np.exp(b, out=b)
-        b /= b.sum(axis=1, keepdims=True)
-        return b
+        return self._softmax(b)
 
 
 class ExactGaussianFloor(GaussianFloor):
@@ -159,16 +169,11 @@ class ExactGaussianFloor(GaussianFloor):
     """
 
     def fit(self, X, y):
-        classes, codes = np.unique(y, return_inverse=True)
-        Y = np.zeros((len(y), len(classes)))
-        Y[np.arange(len(y)), codes] = 1.0
-        n = Y.sum(axis=0)[:, np.newaxis]
-        self.mu = (Y.T @ X) / n
+        codes, Y, n = self._class_sums(X, y)
         epsilon = 1e-9 * np.var(X, axis=0).max()
         deviation = X - self.mu[codes]
         np.square(deviation, out=deviation)
         self.var = (Y.T @ deviation) / n + epsilon
-        self.log_prior = np.log(n.ravel() / len(y))
         self.centre = (n.ravel() @ self.mu) / n.sum()
         return self
 
@@ -181,10 +186,7 @@ class ExactGaussianFloor(GaussianFloor):
         b = constant + Xc @ (mu * precision).T
         np.square(Xc, out=Xc)
         b -= 0.5 * (Xc @ precision.T)
-        b -= b.max(axis=1, keepdims=True)
-        np.exp(b, out=b)
-        b /= b.sum(axis=1, keepdims=True)
-        return b
+        return self._softmax(b)
 
 
 def estimator(library, name):
